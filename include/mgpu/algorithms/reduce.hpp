@@ -1,0 +1,102 @@
+// mgpu/algorithms/reduce.hpp
+//
+// reduce and transform_reduce: a persistent grid of CTAs each folds an even, contiguous share of
+// the tiles into registers, one cta_reduce per CTA, then one CTA folds the per-CTA partials.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../cta/cta_reduce.hpp"
+#include "../cta/loadstore.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace mgpu {
+
+// Default shape: 256 threads, 64 bytes of input per thread per tile.
+template <typename T>
+using reduce_params = launch_params<256, (sizeof(T) >= 64 ? 1 : int(64 / sizeof(T)))>;
+
+namespace detail {
+
+// Folds tiles [first_tile, last_tile) of `input` and returns the CTA's total in every thread.
+template <typename P, typename T, typename It, typename Op>
+MGPU_DEVICE T reduce_tiles(int tid, It input, std::int64_t count, std::int64_t first_tile,
+                           std::int64_t last_tile, Op op, typename cta_reduce<P::nt, T>::storage_t& storage) {
+  T acc{};
+  for (std::int64_t tile = first_tile; tile < last_tile; ++tile) {
+    std::int64_t base = tile * P::nv;
+    int valid = int(std::min<std::int64_t>(P::nv, count - base));
+    array_t<T, P::vt> x = mem_to_reg_strided<P::nt, P::vt, T>(input + base, tid, valid);
+MGPU_UNROLL
+    for (int i = 0; i < P::vt; ++i)
+      if (valid >= P::nv || P::nt * i + tid < valid) acc = (tile == first_tile && i == 0) ? x[0] : op(acc, x[i]);
+  }
+  std::int64_t elements = std::min(count, last_tile * P::nv) - first_tile * P::nv;
+  int active = int(std::min<std::int64_t>(P::nt, elements));
+  return cta_reduce<P::nt, T>::reduce(tid, acc, storage, op, active);
+}
+
+}  // namespace detail
+
+// *output = init op input[0] op ... op input[count - 1], computed in T (the type of init).
+//
+// `op` must be associative and commutative (values are combined in an unspecified order, as
+// std::reduce and cub::DeviceReduce do). `output` is any output iterator (a device pointer);
+// nothing is written back to the host and the host never waits: the call is stream-ordered.
+// count == 0 writes init.
+//
+// Throws std::invalid_argument for a negative count or a null input/output pointer.
+template <typename params = void, typename It, typename Out, typename T, typename Op>
+void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ctx) {
+  constexpr const char* fn = "mgpu::reduce";
+  detail::check_count(fn, "count", count);
+  detail::check_pointer(fn, "input", input, count);
+  detail::check_pointer(fn, "output", output, 1);
+  using P = params_or<params, reduce_params<T>>;
+  using storage_t = typename cta_reduce<P::nt, T>::storage_t;
+
+  std::int64_t tiles = div_up(count, std::int64_t(P::nv));
+  if (tiles == 0) {
+    transform([=] MGPU_LAMBDA(std::int64_t) { output[0] = init; }, 1, ctx);
+    return;
+  }
+  int slots = ctx.props().sm_count * std::max(1, ctx.props().max_threads_per_sm / P::nt);
+  int grid = int(std::min<std::int64_t>(tiles, slots));
+  auto fold_range = [=] MGPU_LAMBDA(int tid, int cta, T* partials) {
+    __shared__ shared_storage<storage_t> storage;
+    std::int64_t first = tiles * cta / grid, last = tiles * (cta + 1) / grid;
+    T total = detail::reduce_tiles<P, T>(tid, input, count, first, last, op, storage.get());
+    if (tid == 0) {
+      if (partials)
+        partials[cta] = total;
+      else
+        output[0] = op(init, total);
+    }
+  };
+  if (grid == 1) {
+    cta_launch<P>(fold_range, 1, ctx, static_cast<T*>(nullptr));
+    return;
+  }
+  buffer<T> partials(grid, ctx);
+  cta_launch<P>(fold_range, grid, ctx, partials.data());
+  const T* p = partials.data();
+  auto fold_partials = [=] MGPU_LAMBDA(int tid, int) {
+    __shared__ shared_storage<storage_t> storage;
+    T total = detail::reduce_tiles<P, T>(tid, p, grid, 0, div_up(grid, P::nv), op, storage.get());
+    if (tid == 0) output[0] = op(init, total);
+  };
+  cta_launch<P>(fold_partials, 1, ctx);
+}
+
+// *output = init op f(input[0]) op ... op f(input[count - 1]): reduce over a transform_iterator,
+// so the map is fused into the load. Same requirements as reduce.
+template <typename params = void, typename It, typename Out, typename T, typename Op, typename F>
+void transform_reduce(It input, std::int64_t count, Out output, T init, Op op, F f, context& ctx) {
+  reduce<params>(make_transform_iterator(input, f), count, output, init, op, ctx);
+}
+
+}  // namespace mgpu

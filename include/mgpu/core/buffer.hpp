@@ -1,0 +1,81 @@
+// mgpu/core/buffer.hpp
+//
+// mgpu::buffer<T>: an owning array in device memory, allocated from and ordered on a context.
+#pragma once
+
+#include "context.hpp"
+#include "cta_launch.hpp"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace mgpu {
+
+template <typename T>
+class buffer {
+ public:
+  buffer() = default;
+  // `count` uninitialized elements.
+  buffer(std::int64_t count, context& ctx) : ctx_(&ctx), count_(count) {
+    detail::check_count("mgpu::buffer", "count", count);
+    data_ = static_cast<T*>(ctx.allocate(std::size_t(count) * sizeof(T)));
+  }
+  // A copy of a host vector.
+  buffer(const std::vector<T>& host, context& ctx) : buffer(std::int64_t(host.size()), ctx) {
+    to_device(host.data(), count_);
+  }
+  buffer(buffer&& other) noexcept { swap(other); }
+  buffer& operator=(buffer&& other) noexcept {
+    buffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+  ~buffer() {
+    if (data_) ctx_->deallocate(data_, std::size_t(count_) * sizeof(T));
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::int64_t size() const { return count_; }
+  context& ctx() const { return *ctx_; }
+
+  // Copies `count` elements from host memory into the start of the buffer (stream-ordered;
+  // `host` must stay valid until the stream reaches the copy).
+  void to_device(const T* host, std::int64_t count) {
+    if (count < 0 || count > count_) detail::throw_argument("mgpu::buffer::to_device", "count", "exceeds the buffer");
+    platform::copy_to_device(data_, host, std::size_t(count) * sizeof(T), ctx_->stream());
+  }
+  // Copies the buffer to a host vector; waits for the stream.
+  std::vector<T> to_host() const {
+    std::vector<T> host(static_cast<std::size_t>(count_));
+    if (count_) platform::copy_to_host(host.data(), data_, std::size_t(count_) * sizeof(T), ctx_->stream());
+    ctx_->synchronize();
+    return host;
+  }
+  // Sets every element to `value` (stream-ordered).
+  void fill(const T& value) {
+    T* p = data_;
+    transform([=] MGPU_LAMBDA(std::int64_t i) { p[i] = value; }, count_, *ctx_);
+  }
+
+  void swap(buffer& other) noexcept {
+    std::swap(ctx_, other.ctx_);
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+  }
+
+ private:
+  context* ctx_ = nullptr;
+  T* data_ = nullptr;
+  std::int64_t count_ = 0;
+};
+
+// A device copy of a host vector.
+template <typename T>
+buffer<T> to_device(const std::vector<T>& host, context& ctx) {
+  return buffer<T>(host, ctx);
+}
+
+}  // namespace mgpu

@@ -1,0 +1,48 @@
+// mgpu/core/types.hpp
+//
+// Small value types used by host and device code alike.
+#pragma once
+
+#include "../platform/config.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace mgpu {
+
+// A fixed-size array that lives in registers when indexed with compile-time constants
+// (unrolled loops). std::array is not usable in device code without relaxed constexpr.
+template <typename T, int N>
+struct array_t {
+  T data[N];
+  MGPU_HOST_DEVICE T& operator[](int i) { return data[i]; }
+  MGPU_HOST_DEVICE const T& operator[](int i) const { return data[i]; }
+  static constexpr int size() { return N; }
+};
+
+// ceil(a / b) for non-negative a and positive b.
+template <typename A, typename B>
+MGPU_HOST_DEVICE constexpr A div_up(A a, B b) {
+  return (a + A(b) - 1) / A(b);
+}
+
+// A value that may be absent (device-friendly: trivially copyable when T is).
+template <typename T>
+struct maybe {
+  T value;
+  bool valid;
+};
+
+}  // namespace mgpu
+
+namespace mgpu {
+
+// Raw, suitably aligned bytes for a T in shared memory: __shared__ variables cannot run
+// constructors, so CTA storage (often a union of per-phase layouts) is declared through this.
+template <typename T>
+struct alignas(alignof(T)) shared_storage {
+  unsigned char bytes[sizeof(T)];
+  MGPU_DEVICE T& get() { return *reinterpret_cast<T*>(bytes); }
+};
+
+}  // namespace mgpu

@@ -1,0 +1,87 @@
+// mgpu/platform/intrinsics.hpp
+//
+// Portable device helpers over the warp intrinsics and the memory model: shuffles of any
+// trivially copyable type, relaxed loads and stores for inter-CTA flags, back-off.
+#pragma once
+
+#include "config.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace mgpu {
+
+constexpr unsigned full_warp_mask = 0xffffffffu;
+
+MGPU_DEVICE int lane_id() { return int(threadIdx.x) & (warp_size - 1); }
+
+namespace detail {
+// Moves a trivially copyable T through 32-bit shuffles, one word at a time.
+template <typename T, typename Shuffle>
+MGPU_DEVICE T shuffle_words(const T& value, Shuffle shuffle) {
+  static_assert(std::is_trivially_copyable<T>::value, "shuffled types must be trivially copyable");
+  constexpr int words = int((sizeof(T) + 3) / 4);
+  unsigned in[words] = {};
+  unsigned out[words];
+  std::memcpy(in, &value, sizeof(T));
+MGPU_UNROLL
+  for (int i = 0; i < words; ++i) out[i] = shuffle(in[i]);
+  T result;
+  std::memcpy(&result, out, sizeof(T));
+  return result;
+}
+}  // namespace detail
+
+// __shfl_sync for any trivially copyable type.
+template <typename T>
+MGPU_DEVICE T shfl(const T& value, int src_lane, int width = warp_size, unsigned mask = full_warp_mask) {
+  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_sync(mask, w, src_lane, width); });
+}
+// __shfl_up_sync for any trivially copyable type.
+template <typename T>
+MGPU_DEVICE T shfl_up(const T& value, unsigned delta, int width = warp_size, unsigned mask = full_warp_mask) {
+  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_up_sync(mask, w, delta, width); });
+}
+// __shfl_down_sync for any trivially copyable type.
+template <typename T>
+MGPU_DEVICE T shfl_down(const T& value, unsigned delta, int width = warp_size, unsigned mask = full_warp_mask) {
+  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_down_sync(mask, w, delta, width); });
+}
+// __shfl_xor_sync for any trivially copyable type.
+template <typename T>
+MGPU_DEVICE T shfl_xor(const T& value, int lane_mask, int width = warp_size, unsigned mask = full_warp_mask) {
+  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_xor_sync(mask, w, lane_mask, width); });
+}
+
+// Loads and stores of 4- and 8-byte words that other CTAs read or write concurrently
+// (single-copy atomic, not cached in L1, no ordering of their own: pair with thread_fence()).
+template <typename T>
+MGPU_DEVICE T load_relaxed(const T* address) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "relaxed loads take 4- or 8-byte words");
+#if defined(MGPU_BACKEND_CUDA)
+  return *static_cast<const volatile T*>(address);
+#else
+  T value;
+  __atomic_load(address, &value, __ATOMIC_RELAXED);
+  return value;
+#endif
+}
+template <typename T>
+MGPU_DEVICE void store_relaxed(T* address, T value) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "relaxed stores take 4- or 8-byte words");
+#if defined(MGPU_BACKEND_CUDA)
+  *static_cast<volatile T*>(address) = value;
+#else
+  __atomic_store(address, &value, __ATOMIC_RELAXED);
+#endif
+}
+
+// Orders this thread's memory accesses for every thread of the device.
+MGPU_DEVICE void thread_fence() { __threadfence(); }
+
+// Spin-wait back-off. On the simulator this also yields the OS thread and lets an aborted
+// launch cancel the spinning CTA.
+MGPU_DEVICE void backoff(unsigned nanoseconds) { __nanosleep(nanoseconds); }
+
+}  // namespace mgpu

@@ -1,0 +1,74 @@
+// mgpu/platform/launch.hpp
+//
+// The one place that launches kernels. Every kernel of the library is a CTA function
+// f(tid, cta, args...) run by a grid of `num_ctas` CTAs of NT threads; on CUDA through the
+// `cta_kernel` template below, on the simulator through the fiber scheduler.
+#pragma once
+
+#include "config.hpp"
+#include "error.hpp"
+#include "memory.hpp"
+
+#include <cstddef>
+
+namespace mgpu {
+namespace platform {
+
+#if defined(MGPU_BACKEND_CUDA)
+
+template <int NT, typename F, typename... Args>
+__global__ void __launch_bounds__(NT) cta_kernel(F f, Args... args) {
+  f(int(threadIdx.x), int(blockIdx.x), args...);
+}
+// MIN_CTAS > 0 asks the compiler to fit that many CTAs per SM (it caps registers to do so).
+template <int NT, int MIN_CTAS, typename F, typename... Args>
+__global__ void __launch_bounds__(NT, MIN_CTAS) cta_kernel_min(F f, Args... args) {
+  f(int(threadIdx.x), int(blockIdx.x), args...);
+}
+
+template <int NT, int MIN_CTAS, typename F, typename... Args>
+constexpr auto kernel_for() {
+  if constexpr (MIN_CTAS > 0)
+    return &cta_kernel_min<NT, MIN_CTAS, F, Args...>;
+  else
+    return &cta_kernel<NT, F, Args...>;
+}
+
+template <int NT, int MIN_CTAS, typename F, typename... Args>
+void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t stream, const F& f,
+                 const Args&... args) {
+  if (num_ctas <= 0) return;
+  auto kernel = kernel_for<NT, MIN_CTAS, F, Args...>();
+  if (dynamic_shared_bytes > 48 * 1024)
+    MGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(dynamic_shared_bytes)));
+  kernel<<<num_ctas, NT, dynamic_shared_bytes, stream>>>(f, args...);
+  MGPU_CUDA_CHECK(cudaGetLastError());
+}
+
+// How many CTAs of this kernel fit on one SM at once.
+template <int NT, int MIN_CTAS, typename F, typename... Args>
+int resident_ctas_per_sm(std::size_t dynamic_shared_bytes) {
+  int ctas = 0;
+  MGPU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &ctas, kernel_for<NT, MIN_CTAS, F, Args...>(), NT, dynamic_shared_bytes));
+  return ctas > 0 ? ctas : 1;
+}
+
+#else  // simulator
+
+template <int NT, int MIN_CTAS, typename F, typename... Args>
+void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t, const F& f,
+                 const Args&... args) {
+  sim::launch(num_ctas, NT, dynamic_shared_bytes, [&](int tid, int cta) { f(tid, cta, args...); });
+}
+
+template <int NT, int MIN_CTAS, typename F, typename... Args>
+int resident_ctas_per_sm(std::size_t) {
+  return 2048 / NT > 0 ? 2048 / NT : 1;
+}
+
+#endif
+
+}  // namespace platform
+}  // namespace mgpu

@@ -1,0 +1,176 @@
+// Core: context, buffer, transform, cta_launch, iterators, operators, argument checks.
+#include "test_util.hpp"
+
+#include <mgpu/mgpu.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace mgpu_test;
+
+MGPU_TEST(Context, DescribesItsDevice) {
+  mgpu::context ctx;
+  EXPECT_FALSE(ctx.props().name.empty());
+  EXPECT_GT(ctx.props().sm_count, 0);
+  EXPECT_GE(ctx.props().arch, 50);
+  EXPECT_FALSE(ctx.checked());
+  ctx.set_checked(true);
+  EXPECT_TRUE(ctx.checked());
+}
+
+MGPU_TEST(Context, AllocatesStreamOrderedTemporaries) {
+  mgpu::context ctx;
+  EXPECT_EQ(ctx.allocate(0), nullptr);
+  void* p = ctx.allocate(1000);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 256, 0u);
+  ctx.deallocate(p, 1000);
+  ctx.synchronize();
+}
+
+// A user allocator sees every temporary of the algorithms that run on its context.
+struct counting_allocator : mgpu::allocator {
+  mgpu::pool_allocator inner{mgpu::platform::current_device()};
+  int live = 0, total = 0;
+  void* allocate(std::size_t bytes, mgpu::stream_t s) override {
+    ++live, ++total;
+    return inner.allocate(bytes, s);
+  }
+  void deallocate(void* p, std::size_t bytes, mgpu::stream_t s) override {
+    --live;
+    inner.deallocate(p, bytes, s);
+  }
+};
+
+MGPU_TEST(Context, UsesAPluggedInAllocator) {
+  auto alloc = std::make_shared<counting_allocator>();
+  {
+    mgpu::context owner;  // borrow a real stream for the second context
+    mgpu::context ctx(owner.stream(), alloc);
+    mgpu::buffer<int> in(std::vector<int>(100000, 1), ctx), out(1, ctx);
+    mgpu::reduce(in.data(), in.size(), out.data(), 0, mgpu::plus<>(), ctx);
+    EXPECT_EQ(out.to_host()[0], 100000);
+  }
+  EXPECT_GE(alloc->total, 3);  // two buffers and the reduction's partials
+  EXPECT_EQ(alloc->live, 0);
+}
+
+MGPU_TEST(Buffer, RoundTripsAndFills) {
+  mgpu::context ctx;
+  std::vector<double> host{1.5, -2.0, 3.25, 7.0};
+  mgpu::buffer<double> b(host, ctx);
+  EXPECT_EQ(b.size(), 4);
+  EXPECT_EQ(b.to_host(), host);
+  b.fill(0.5);
+  EXPECT_EQ(b.to_host(), std::vector<double>(4, 0.5));
+  mgpu::buffer<double> moved = std::move(b);
+  EXPECT_EQ(moved.size(), 4);
+  EXPECT_EQ(b.data(), nullptr);
+  mgpu::buffer<int> empty(0, ctx);
+  EXPECT_TRUE(empty.to_host().empty());
+}
+
+MGPU_TEST(Buffer, RejectsBadCounts) {
+  mgpu::context ctx;
+  EXPECT_THROW(mgpu::buffer<int>(-1, ctx), std::invalid_argument);
+  mgpu::buffer<int> b(4, ctx);
+  std::vector<int> host(8);
+  EXPECT_THROW(b.to_device(host.data(), 8), std::invalid_argument);
+}
+
+// Every index in [0, count) is visited exactly once: the output starts poisoned and counts visits.
+MGPU_TEST(Transform, VisitsEveryIndexOnce) {
+  mgpu::context ctx;
+  using params = mgpu::launch_params<64, 3>;
+  for (std::int64_t n : sizes_for(params::nv)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    mgpu::buffer<int> visits(std::vector<int>(std::size_t(n), 0), ctx);
+    int* v = visits.data();
+    mgpu::transform<params>([=] MGPU_LAMBDA(std::int64_t i, int k) { atomicAdd(v + i, k); }, n, ctx, 1);
+    EXPECT_TRUE(same(std::vector<int>(std::size_t(n), 1), visits.to_host()));
+  }
+}
+
+MGPU_TEST(CtaLaunch, RunsEveryThreadOfEveryCta) {
+  mgpu::context ctx;
+  const int num_ctas = 37;
+  mgpu::buffer<int> out = poisoned<int>(num_ctas * 96, ctx);
+  int* o = out.data();
+  mgpu::cta_launch<96>([=] MGPU_LAMBDA(int tid, int cta, int scale) { o[cta * 96 + tid] = scale * (cta * 1000 + tid); },
+                       num_ctas, ctx, 2);
+  std::vector<int> expected(num_ctas * 96);
+  for (int c = 0; c < num_ctas; ++c)
+    for (int t = 0; t < 96; ++t) expected[std::size_t(c * 96 + t)] = 2 * (c * 1000 + t);
+  EXPECT_TRUE(same(expected, out.to_host()));
+  EXPECT_THROW(mgpu::cta_launch<32>([=] MGPU_LAMBDA(int, int) {}, -1, ctx), std::invalid_argument);
+  mgpu::cta_launch<32>([=] MGPU_LAMBDA(int, int) {}, 0, ctx);  // no CTAs: nothing runs, no error
+}
+
+MGPU_TEST(Iterators, ComputeTheirValues) {
+  mgpu::context ctx;
+  const std::int64_t n = 1000;
+  mgpu::buffer<long long> out = poisoned<long long>(6 * n, ctx);
+  long long* o = out.data();
+  auto counting = mgpu::make_counting_iterator<long long>(5);
+  auto step = mgpu::make_step_iterator<long long>(-3, 7);
+  auto constant = mgpu::make_constant_iterator<long long>(42);
+  auto squares = mgpu::make_transform_iterator(counting, [] MGPU_HOST_DEVICE_LAMBDA(long long x) { return x * x; });
+  auto loaded = mgpu::make_load_iterator([] MGPU_HOST_DEVICE_LAMBDA(std::int64_t i) { return (long long)(3 * i + 1); });
+  auto stored = mgpu::make_store_iterator([=] MGPU_HOST_DEVICE_LAMBDA(long long v, std::int64_t i) { o[5 * n + i] = -v; });
+  mgpu::discard_iterator discard;
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        o[i] = counting[i];
+        o[n + i] = (step + 2)[i - 2];
+        o[2 * n + i] = constant[i];
+        o[3 * n + i] = squares[i];
+        o[4 * n + i] = loaded[i];
+        stored[i] = i;
+        discard[i] = i;
+      },
+      n, ctx);
+  std::vector<long long> host = out.to_host();
+  for (std::int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(host[std::size_t(i)], 5 + i);
+    ASSERT_EQ(host[std::size_t(n + i)], -3 + 7 * i);
+    ASSERT_EQ(host[std::size_t(2 * n + i)], 42);
+    ASSERT_EQ(host[std::size_t(3 * n + i)], (5 + i) * (5 + i));
+    ASSERT_EQ(host[std::size_t(4 * n + i)], 3 * i + 1);
+    ASSERT_EQ(host[std::size_t(5 * n + i)], -i);
+  }
+}
+
+MGPU_TEST(Operators, MatchTheirStandardMeanings) {
+  EXPECT_EQ(mgpu::plus<int>()(3, 4), 7);
+  EXPECT_EQ(mgpu::multiplies<>()(3, 4), 12);
+  EXPECT_EQ(mgpu::minimum<>()(3, -4), -4);
+  EXPECT_EQ(mgpu::maximum<double>()(3.0, -4.0), 3.0);
+  EXPECT_EQ(mgpu::bit_and<>()(6u, 3u), 2u);
+  EXPECT_EQ(mgpu::bit_or<>()(6u, 3u), 7u);
+  EXPECT_EQ(mgpu::bit_xor<>()(6u, 3u), 5u);
+  EXPECT_TRUE(mgpu::less<>()(1, 2));
+  EXPECT_FALSE(mgpu::less<>()(2, 2));
+  EXPECT_TRUE(mgpu::greater<>()(3, 2));
+  EXPECT_TRUE(mgpu::less_equal<>()(2, 2));
+  EXPECT_TRUE(mgpu::greater_equal<>()(2, 2));
+  EXPECT_TRUE(mgpu::equal_to<>()(2, 2));
+  EXPECT_TRUE(mgpu::not_equal_to<>()(2, 3));
+}
+
+MGPU_TEST(Checks, NameTheFunctionAndTheParameter) {
+  mgpu::context ctx;
+  try {
+    mgpu::transform([=] MGPU_LAMBDA(std::int64_t) {}, -5, ctx);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("mgpu::transform"), std::string::npos) << what;
+    EXPECT_NE(what.find("'count'"), std::string::npos) << what;
+    EXPECT_NE(what.find("-5"), std::string::npos) << what;
+  }
+}

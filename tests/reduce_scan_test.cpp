@@ -1,0 +1,237 @@
+// reduce, transform_reduce, exclusive_scan, inclusive_scan, transform_*_scan against the serial
+// references of references/reduce_scan.hpp: sizes around tile boundaries, five arithmetic types
+// and a user struct, several operators (one of them non-commutative), poisoned outputs, bad input.
+#include "references/reduce_scan.hpp"
+#include "test_util.hpp"
+
+#include <mgpu/mgpu.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace mgpu_test;
+
+template <typename T>
+class ReduceScanTyped : public ::testing::Test {};
+using arithmetic_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, float, double>;
+TYPED_TEST_SUITE(ReduceScanTyped, arithmetic_types);
+
+// Runs every scan form for one input and compares with the references. Outputs start poisoned.
+template <typename params = void, typename T, typename Op>
+void check_scans(mgpu::context& ctx, const std::vector<T>& host, T init, Op op) {
+  std::int64_t n = std::int64_t(host.size());
+  mgpu::buffer<T> in(host, ctx);
+  mgpu::buffer<T> out = poisoned<T>(n, ctx), total = poisoned<T>(1, ctx);
+
+  mgpu::exclusive_scan<params>(in.data(), n, out.data(), init, op, total.data(), ctx);
+  EXPECT_TRUE(same(mgpu_ref::exclusive_scan(host, init, op), out.to_host())) << "exclusive";
+  EXPECT_EQ(total.to_host()[0], mgpu_ref::reduce(host, init, op)) << "exclusive total";
+
+  out = poisoned<T>(n, ctx);
+  total = poisoned<T>(1, ctx);
+  mgpu::inclusive_scan<params>(in.data(), n, out.data(), op, total.data(), ctx);
+  std::vector<T> inclusive = mgpu_ref::inclusive_scan(host, op);
+  EXPECT_TRUE(same(inclusive, out.to_host())) << "inclusive";
+  EXPECT_EQ(total.to_host()[0], n ? inclusive.back() : poison<T>()) << "inclusive total";
+}
+
+MGPU_TYPED_TEST(ReduceScanTyped, SumsMatchTheReferenceAtEverySize) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t n : sizes_for(mgpu::scan_params<T>::nv)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<T> host = small_integers<T>(n, rng);
+    check_scans(ctx, host, T(3), mgpu::plus<T>());
+
+    mgpu::buffer<T> in(host, ctx), out = poisoned<T>(1, ctx);
+    mgpu::reduce(in.data(), n, out.data(), T(3), mgpu::plus<T>(), ctx);
+    EXPECT_EQ(out.to_host()[0], mgpu_ref::reduce(host, T(3), mgpu::plus<T>())) << "reduce";
+  }
+}
+
+MGPU_TYPED_TEST(ReduceScanTyped, MaxMinAndLambdaOperators) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const T lowest = std::numeric_limits<T>::lowest();
+  auto max_abs_diff = [] MGPU_HOST_DEVICE_LAMBDA(T a, T b) { return a < b ? b : a; };
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(4099), std::int64_t(300001)}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<T> host = random_vector<T>(n, rng, std::is_signed<T>::value ? -1e6 : 0, 1e6);
+    check_scans(ctx, host, lowest, mgpu::maximum<T>());
+    check_scans(ctx, host, std::numeric_limits<T>::max(), mgpu::minimum<T>());
+    check_scans(ctx, host, lowest, max_abs_diff);
+
+    mgpu::buffer<T> in(host, ctx), out = poisoned<T>(2, ctx);
+    mgpu::reduce(in.data(), n, out.data(), lowest, mgpu::maximum<T>(), ctx);
+    mgpu::reduce(in.data(), n, out.data() + 1, std::numeric_limits<T>::max(), mgpu::minimum<T>(), ctx);
+    std::vector<T> got = out.to_host();
+    EXPECT_EQ(got[0], mgpu_ref::reduce(host, lowest, mgpu::maximum<T>()));
+    EXPECT_EQ(got[1], mgpu_ref::reduce(host, std::numeric_limits<T>::max(), mgpu::minimum<T>()));
+  }
+}
+
+// Small tiles make many tiles, so the look-back crosses many windows of 32 predecessors.
+MGPU_TYPED_TEST(ReduceScanTyped, ManySmallTiles) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::vector<T> host = small_integers<T>(200003, rng);
+  check_scans<mgpu::launch_params<32, 1>>(ctx, host, T(1), mgpu::plus<T>());
+  check_scans<mgpu::launch_params<64, 3>>(ctx, host, T(1), mgpu::plus<T>());
+  mgpu::buffer<T> in(host, ctx), out = poisoned<T>(1, ctx);
+  mgpu::reduce<mgpu::launch_params<32, 1>>(in.data(), std::int64_t(host.size()), out.data(), T(1), mgpu::plus<T>(), ctx);
+  EXPECT_EQ(out.to_host()[0], mgpu_ref::reduce(host, T(1), mgpu::plus<T>()));
+}
+
+// Random real-valued floats: the device adds in another order, so compare with a tolerance
+// relative to the sum of magnitudes.
+MGPU_TEST(ReduceScan, RandomFloatsWithinRounding) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t n = 1000003;
+  std::vector<float> host = random_vector<float>(n, rng, -1.0, 1.0);
+  mgpu::buffer<float> in(host, ctx), out(n, ctx), sum(1, ctx);
+  mgpu::inclusive_scan(in.data(), n, out.data(), mgpu::plus<>(), ctx);
+  mgpu::reduce(in.data(), n, sum.data(), 0.0f, mgpu::plus<>(), ctx);
+  std::vector<float> got = out.to_host();
+  double exact = 0, magnitude = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    exact += host[std::size_t(i)];
+    magnitude += std::fabs(host[std::size_t(i)]);
+    ASSERT_NEAR(got[std::size_t(i)], exact, 1e-5 * magnitude + 1e-4) << "i=" << i;
+  }
+  EXPECT_NEAR(sum.to_host()[0], exact, 1e-5 * magnitude);
+}
+
+// Composition of affine maps is associative but not commutative: any reordering shows.
+MGPU_TEST(ReduceScan, NonCommutativeScanCombinesInOrder) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t n : sizes_for(mgpu::scan_params<affine>::nv)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<affine> host(static_cast<std::size_t>(n));
+    for (affine& f : host) f = affine{unsigned(rng()) | 1u, unsigned(rng())};
+    check_scans(ctx, host, affine{1, 0}, compose());
+    check_scans<mgpu::launch_params<32, 2>>(ctx, host, affine{3, 5}, compose());
+  }
+}
+
+MGPU_TEST(ReduceScan, UserStructWithLambda) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto add = [] MGPU_HOST_DEVICE_LAMBDA(pair_value a, pair_value b) {
+    return pair_value{a.key + b.key, a.weight + b.weight};
+  };
+  for (std::int64_t n : sizes_for(mgpu::scan_params<pair_value>::nv)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<pair_value> host(static_cast<std::size_t>(n));
+    for (pair_value& p : host) p = pair_value{int(rng() % 1000) - 500, float(int(rng() % 5) - 2)};
+    check_scans(ctx, host, pair_value{7, 1.0f}, add);
+    mgpu::buffer<pair_value> in(host, ctx), out = poisoned<pair_value>(1, ctx);
+    mgpu::reduce(in.data(), n, out.data(), pair_value{7, 1.0f}, add, ctx);
+    EXPECT_EQ(out.to_host()[0], mgpu_ref::reduce(host, pair_value{7, 1.0f}, add));
+  }
+}
+
+MGPU_TEST(ReduceScan, InPlaceScan) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::vector<int> host = small_integers<int>(123457, rng);
+  mgpu::buffer<int> data(host, ctx);
+  mgpu::exclusive_scan(data.data(), data.size(), data.data(), 0, mgpu::plus<>(), ctx);
+  EXPECT_TRUE(same(mgpu_ref::exclusive_scan(host, 0, mgpu::plus<>()), data.to_host()));
+}
+
+// Iterator inputs and outputs, and the transform_ forms that fuse a map into the load.
+MGPU_TEST(ReduceScan, IteratorsAndTransforms) {
+  mgpu::context ctx;
+  const std::int64_t n = 77777;
+  auto twice = [] MGPU_HOST_DEVICE_LAMBDA(int x) { return 2 * (long long)x; };
+  std::vector<long long> doubled(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) doubled[std::size_t(i)] = 2 * i;
+
+  mgpu::buffer<long long> out = poisoned<long long>(n, ctx), sum = poisoned<long long>(1, ctx);
+  mgpu::transform_exclusive_scan(mgpu::make_counting_iterator(0), n, out.data(), 10ll, mgpu::plus<>(), twice, ctx);
+  EXPECT_TRUE(same(mgpu_ref::exclusive_scan(doubled, 10ll, mgpu::plus<>()), out.to_host()));
+
+  out = poisoned<long long>(n, ctx);
+  mgpu::transform_inclusive_scan(mgpu::make_counting_iterator(0), n, out.data(), mgpu::plus<>(), twice, ctx);
+  EXPECT_TRUE(same(mgpu_ref::inclusive_scan(doubled, mgpu::plus<>()), out.to_host()));
+
+  mgpu::transform_reduce(mgpu::make_counting_iterator(0), n, sum.data(), 10ll, mgpu::plus<>(), twice, ctx);
+  EXPECT_EQ(sum.to_host()[0], 10 + n * (n - 1));
+
+  // Results can go to a discard iterator (only the total is wanted).
+  mgpu::exclusive_scan(mgpu::make_constant_iterator(1), n, mgpu::discard_iterator(), 0, mgpu::plus<>(), sum.data(), ctx);
+  EXPECT_EQ(sum.to_host()[0], n);
+}
+
+MGPU_TEST(ReduceScan, EmptyInputs) {
+  mgpu::context ctx;
+  mgpu::buffer<int> in(0, ctx), out = poisoned<int>(1, ctx), total = poisoned<int>(1, ctx);
+  mgpu::reduce(in.data(), 0, out.data(), 9, mgpu::plus<>(), ctx);
+  EXPECT_EQ(out.to_host()[0], 9);
+  mgpu::exclusive_scan(in.data(), 0, in.data(), 5, mgpu::plus<>(), total.data(), ctx);
+  EXPECT_EQ(total.to_host()[0], 5);
+  total = poisoned<int>(1, ctx);
+  mgpu::inclusive_scan(in.data(), 0, in.data(), mgpu::plus<>(), total.data(), ctx);
+  EXPECT_EQ(total.to_host()[0], poison<int>()) << "an empty inclusive scan has no total to write";
+}
+
+// Invalid arguments throw std::invalid_argument before any work, and outputs stay untouched.
+MGPU_TEST(ReduceScan, BadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  std::vector<int> host(1000, 1);
+  mgpu::buffer<int> in(host, ctx), out = poisoned<int>(1000, ctx);
+  int* o = out.data();
+  int* null = nullptr;
+  auto plus = mgpu::plus<>();
+  auto expect_invalid = [&](auto call, const char* function, const char* parameter) {
+    try {
+      call();
+      ADD_FAILURE() << function << " accepted a bad '" << parameter << "'";
+    } catch (const std::invalid_argument& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find(function), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
+    }
+  };
+  expect_invalid([&] { mgpu::reduce(in.data(), -1, o, 0, plus, ctx); }, "mgpu::reduce", "count");
+  expect_invalid([&] { mgpu::reduce(null, 10, o, 0, plus, ctx); }, "mgpu::reduce", "input");
+  expect_invalid([&] { mgpu::reduce(in.data(), 10, null, 0, plus, ctx); }, "mgpu::reduce", "output");
+  expect_invalid([&] { mgpu::exclusive_scan(in.data(), -3, o, 0, plus, ctx); }, "mgpu::exclusive_scan", "count");
+  expect_invalid([&] { mgpu::exclusive_scan(null, 3, o, 0, plus, ctx); }, "mgpu::exclusive_scan", "input");
+  expect_invalid([&] { mgpu::inclusive_scan(in.data(), 3, null, plus, ctx); }, "mgpu::inclusive_scan", "output");
+  expect_invalid([&] { mgpu::inclusive_scan(o, 500, o + 1, plus, ctx); }, "mgpu::inclusive_scan", "output");
+  expect_invalid([&] { mgpu::exclusive_scan(o + 10, 500, o, 0, plus, ctx); }, "mgpu::exclusive_scan", "output");
+  EXPECT_TRUE(same(std::vector<int>(1000, poison<int>()), out.to_host()));
+}
+
+#if defined(MGPU_BACKEND_CUDA)
+// 64-bit counts: more than 2^31 elements. uint8 sums wrap mod 256, so output[i] == i mod 256
+// for an exclusive scan of ones, checked on the device.
+MGPU_TEST(ReduceScan, MoreThan2To31Elements) {
+  mgpu::context ctx;
+  const std::int64_t n = (std::int64_t(1) << 31) + 4099;
+  mgpu::buffer<long long> sum = poisoned<long long>(1, ctx);
+  mgpu::reduce(mgpu::make_constant_iterator<long long>(1), n, sum.data(), 0ll, mgpu::plus<>(), ctx);
+  EXPECT_EQ(sum.to_host()[0], n);
+
+  mgpu::buffer<std::uint8_t> out(n, ctx);
+  mgpu::buffer<unsigned long long> wrong(std::vector<unsigned long long>{0}, ctx), total(1, ctx);
+  mgpu::exclusive_scan(mgpu::make_constant_iterator<std::uint8_t>(1), n, out.data(), std::uint8_t(0),
+                       mgpu::plus<std::uint8_t>(), ctx);
+  const std::uint8_t* o = out.data();
+  unsigned long long* w = wrong.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { if (o[i] != std::uint8_t(i)) atomicAdd(w, 1ull); }, n, ctx);
+  EXPECT_EQ(wrong.to_host()[0], 0ull);
+  mgpu::inclusive_scan(mgpu::make_constant_iterator<long long>(1), n, mgpu::discard_iterator(), mgpu::plus<>(),
+                       total.data(), ctx);
+  EXPECT_EQ((long long)total.to_host()[0], n);
+}
+#endif

@@ -1,0 +1,133 @@
+// tests/test_util.hpp
+//
+// Shared by every test file (both backends): random inputs with a reproducible seed, the
+// standard size list, poisoned outputs, and the user types the DESIGN's coverage asks for.
+#pragma once
+
+#include <mgpu/mgpu.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+// TEST whose body is a free function. nvcc rejects device lambdas inside gtest's TestBody (a
+// private member function), so every test that writes a device lambda is declared with this.
+#define MGPU_TEST(suite, name)                  \
+  static void suite##_##name##_body();          \
+  TEST(suite, name) { suite##_##name##_body(); } \
+  static void suite##_##name##_body()
+
+// The typed form: the body is a function template of the type parameter T.
+#define MGPU_TYPED_TEST(suite, name)                          \
+  template <typename T>                                       \
+  static void suite##_##name##_body();                        \
+  TYPED_TEST(suite, name) { suite##_##name##_body<TypeParam>(); } \
+  template <typename T>                                       \
+  static void suite##_##name##_body()
+
+namespace mgpu_test {
+
+// One seed per test: MGPU_TEST_SEED if set, else a fresh one. Tests put it in a SCOPED_TRACE so
+// every failure prints it; rerun with MGPU_TEST_SEED=<seed> to reproduce.
+inline std::uint64_t seed() {
+  if (const char* s = std::getenv("MGPU_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return std::random_device{}() * 0x9e3779b97f4a7c15ull + std::random_device{}();
+}
+
+#define MGPU_SEEDED_RNG(rng)                              \
+  const std::uint64_t rng##_seed = ::mgpu_test::seed();   \
+  SCOPED_TRACE("MGPU_TEST_SEED=" + std::to_string(rng##_seed)); \
+  std::mt19937_64 rng(rng##_seed)
+
+// Sizes around tile boundaries for a tile of nv elements, plus a prime, several tiles and a
+// large size.
+inline std::vector<std::int64_t> sizes_for(int nv, std::int64_t large = (1 << 20) + 7) {
+  return {0, 1, 2, nv - 1, nv, nv + 1, 10007, 5 * std::int64_t(nv) + 3, large};
+}
+
+// A user-defined value type (8 bytes, not arithmetic).
+struct pair_value {
+  int key;
+  float weight;
+  MGPU_HOST_DEVICE friend bool operator==(const pair_value& a, const pair_value& b) {
+    return a.key == b.key && a.weight == b.weight;
+  }
+};
+inline std::ostream& operator<<(std::ostream& os, const pair_value& p) {
+  return os << "{" << p.key << ", " << p.weight << "}";
+}
+
+// x -> a * x + b over unsigned 32-bit arithmetic. Composition is associative and exact but not
+// commutative: the operator that proves a scan combines values in order.
+struct affine {
+  unsigned a, b;
+  MGPU_HOST_DEVICE friend bool operator==(const affine& x, const affine& y) { return x.a == y.a && x.b == y.b; }
+};
+inline std::ostream& operator<<(std::ostream& os, const affine& f) { return os << "{" << f.a << "x+" << f.b << "}"; }
+// compose(f, g) applies f first, then g.
+struct compose {
+  MGPU_HOST_DEVICE affine operator()(const affine& f, const affine& g) const {
+    return affine{g.a * f.a, g.a * f.b + g.b};
+  }
+};
+
+template <typename T>
+std::vector<T> random_vector(std::int64_t n, std::mt19937_64& rng, double lo, double hi) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  if constexpr (std::is_floating_point<T>::value) {
+    std::uniform_real_distribution<double> d(lo, hi);
+    for (auto& x : v) x = T(d(rng));
+  } else {
+    std::uniform_int_distribution<long long> d((long long)lo, (long long)hi);
+    for (auto& x : v) x = T(d(rng));
+  }
+  return v;
+}
+
+// Small whole numbers: sums of up to 2^21 of them are exact even in float, so floating-point
+// results can be compared exactly whatever order the device adds in.
+template <typename T>
+std::vector<T> small_integers(std::int64_t n, std::mt19937_64& rng) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  std::uniform_int_distribution<int> d(std::is_signed<T>::value ? -2 : 0, std::is_signed<T>::value ? 2 : 4);
+  for (auto& x : v) x = T(d(rng));
+  return v;
+}
+
+// A value no correct output contains, written over outputs before a call.
+template <typename T>
+T poison() {
+  if constexpr (std::is_same<T, pair_value>::value) return pair_value{-12345, -1.5f};
+  else if constexpr (std::is_same<T, affine>::value) return affine{0xdeadbeefu, 0xdeadbeefu};
+  else if constexpr (std::is_floating_point<T>::value) return T(-1.25e30);
+  else return T(0x5a5a5a5a5a5a5a5aull);
+}
+
+// A device buffer of n poisoned elements.
+template <typename T>
+mgpu::buffer<T> poisoned(std::int64_t n, mgpu::context& ctx) {
+  return mgpu::buffer<T>(std::vector<T>(static_cast<std::size_t>(n), poison<T>()), ctx);
+}
+
+// Compares a result to its reference and reports the first few differences.
+template <typename T>
+::testing::AssertionResult same(const std::vector<T>& expected, const std::vector<T>& actual) {
+  if (expected.size() != actual.size())
+    return ::testing::AssertionFailure() << "size " << actual.size() << ", expected " << expected.size();
+  std::size_t wrong = 0;
+  ::testing::AssertionResult result = ::testing::AssertionFailure();
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!(expected[i] == actual[i])) {
+      if (wrong < 5) result << "\n  [" << i << "] = " << actual[i] << ", expected " << expected[i];
+      ++wrong;
+    }
+  if (!wrong) return ::testing::AssertionSuccess();
+  return result << "\n  " << wrong << " of " << expected.size() << " elements differ";
+}
+
+}  // namespace mgpu_test
