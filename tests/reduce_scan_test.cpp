@@ -88,6 +88,19 @@ MGPU_TYPED_TEST(ReduceScanTyped, ManySmallTiles) {
   EXPECT_EQ(out.to_host()[0], mgpu_ref::reduce(host, T(1), mgpu::plus<T>()));
 }
 
+// Pointers off 16-byte alignment take the shared-memory transposes instead of vector access.
+MGPU_TYPED_TEST(ReduceScanTyped, UnalignedArrays) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t n = 3 * mgpu::scan_params<T>::nv + 5;
+  std::vector<T> host = small_integers<T>(n + 1, rng);
+  mgpu::buffer<T> in(host, ctx), out = poisoned<T>(n + 1, ctx);
+  mgpu::exclusive_scan(in.data() + 1, n, out.data() + 1, T(2), mgpu::plus<T>(), ctx);
+  std::vector<T> expected = mgpu_ref::exclusive_scan(std::vector<T>(host.begin() + 1, host.end()), T(2), mgpu::plus<T>());
+  expected.insert(expected.begin(), poison<T>());
+  EXPECT_TRUE(same(expected, out.to_host()));
+}
+
 // Random real-valued floats: the device adds in another order, so compare with a tolerance
 // relative to the sum of magnitudes.
 MGPU_TEST(ReduceScan, RandomFloatsWithinRounding) {

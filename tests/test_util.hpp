@@ -44,9 +44,16 @@ inline std::uint64_t seed() {
   SCOPED_TRACE("MGPU_TEST_SEED=" + std::to_string(rng##_seed)); \
   std::mt19937_64 rng(rng##_seed)
 
+// MGPU_TEST_QUICK=1 shrinks the large sizes (for compute-sanitizer runs, which are slow).
+inline bool quick() {
+  const char* q = std::getenv("MGPU_TEST_QUICK");
+  return q && *q && *q != '0';
+}
+
 // Sizes around tile boundaries for a tile of nv elements, plus a prime, several tiles and a
 // large size.
-inline std::vector<std::int64_t> sizes_for(int nv, std::int64_t large = (1 << 20) + 7) {
+inline std::vector<std::int64_t> sizes_for(int nv) {
+  std::int64_t large = quick() ? 20 * std::int64_t(nv) + 11 : (1 << 20) + 7;
   return {0, 1, 2, nv - 1, nv, nv + 1, 10007, 5 * std::int64_t(nv) + 3, large};
 }
 

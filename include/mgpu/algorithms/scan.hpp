@@ -19,14 +19,15 @@
 
 namespace mgpu {
 
-enum class scan_kind { exclusive, inclusive };
-
-// Default shape: 256 threads, about 32 bytes per thread (an odd count of 4-byte values, so the
-// thread-order transposes through shared memory do not conflict on banks).
+// Default shape: 256 threads and 64 bytes per thread (16 four-byte values), so that full tiles of
+// raw arithmetic pointers load and store as 16-byte vectors.
 template <typename T>
-using scan_params = launch_params<256, (sizeof(T) >= 32 ? 1 : sizeof(T) == 4 ? 9 : int(32 / sizeof(T)))>;
+using scan_params = launch_params<256, (sizeof(T) >= 64 ? 1 : int(64 / sizeof(T)))>;
 
 namespace detail {
+
+template <int VT, typename T, typename It, typename Out>
+constexpr bool scan_vectorizes = vectorizable_v<VT, T> && is_pointer_to_v<It, T> && is_pointer_to_v<Out, T>;
 
 template <scan_kind kind, typename params, typename T, typename It, typename Out, typename Op, typename TotalOut>
 void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T> init, Op op,
@@ -43,7 +44,6 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
       T values[NV];
       typename cta_scan_t::storage_t scan;
     };
-    T carry;
   };
 
   if (count == 0) {
@@ -55,58 +55,72 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
   platform::memset_device(state_memory.data(), 0, std::size_t(state_memory.size()), ctx.stream());
   lookback_state<T> state(state_memory.data(), tiles);
 
+  // Full tiles of raw, 16-byte aligned arithmetic arrays skip the shared-memory transposes.
+  bool vectors = false;
+  if constexpr (scan_vectorizes<VT, T, It, Out>) vectors = aligned_16(input) && aligned_16(output);
+
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> shared;
     storage_t& s = shared.get();
     std::int64_t base = std::int64_t(tile) * NV;
-    int valid = int(std::min<std::int64_t>(NV, count - base));
-    array_t<T, VT> x = mem_to_reg_thread<NT, VT, T>(input + base, tid, valid, s.values);
+    int valid = int(count - base < NV ? count - base : NV);
+    // (nvcc: a device lambda must not first capture a variable inside `if constexpr`.)
+    auto tile_input = input + base;
+    auto tile_output = output + base;
+    bool direct = vectors && valid == NV;
+    array_t<T, VT> x;
+    if constexpr (scan_vectorizes<VT, T, It, Out>)
+      if (direct) x = load_thread_vectorized<VT>(tile_input, tid);
+    if (!direct) x = mem_to_reg_thread<NT, VT, T>(tile_input, tid, valid, s.values);
 
-    int mine = std::min(VT, std::max(0, valid - VT * tid));
+    int mine = VT * tid < valid ? (valid - VT * tid < VT ? valid - VT * tid : VT) : 0;
     T thread_total = x[0];
-MGPU_UNROLL
+    MGPU_UNROLL
     for (int i = 1; i < VT; ++i)
       if (i < mine) thread_total = op(thread_total, x[i]);
-    auto cta = cta_scan_t::exclusive_prefix(tid, thread_total, s.scan, op, div_up(valid, VT));
 
-    // The tile's carry-in: init for tile 0, the look-back fold of its predecessors otherwise.
-    maybe<T> tile_carry = init;
-    if (tile == 0) {
-      if (tid == 0) {
-        T inclusive = init.valid ? op(init.value, cta.reduction) : cta.reduction;
-        state.publish(0, lookback_state<T>::status_prefix, inclusive);
-        if (tiles == 1) total[0] = inclusive;
-      }
-    } else {
-      if (tid < warp_size) {
-        if (tid == 0) state.publish(tile, lookback_state<T>::status_aggregate, cta.reduction);
-        T prefix = state.exclusive_prefix(tile, op);
-        if (tid == 0) {
-          T inclusive = op(prefix, cta.reduction);
-          state.publish(tile, lookback_state<T>::status_prefix, inclusive);
-          if (tile == tiles - 1) total[0] = inclusive;
-          s.carry = prefix;
+    // Warp 0 learns the tile's reduction inside the CTA scan, publishes it and returns what
+    // precedes the tile: init for tile 0, the look-back over the predecessors otherwise.
+    auto tile_prefix = [&](const T& reduction) -> maybe<T> {
+      if (tile == 0) {
+        T inclusive = init.valid ? T(op(init.value, reduction)) : reduction;
+        if (lane_id() == 0) {
+          state.publish(0, lookback_state<T>::status_prefix, inclusive);
+          if (tiles == 1) total[0] = inclusive;
         }
+        return init;
       }
-      __syncthreads();
-      tile_carry = maybe<T>{s.carry, true};
-    }
+      if (lane_id() == 0) state.publish(tile, lookback_state<T>::status_aggregate, reduction);
+      T prefix = state.exclusive_prefix(tile, op);
+      if (lane_id() == 0) {
+        T inclusive = op(prefix, reduction);
+        state.publish(tile, lookback_state<T>::status_prefix, inclusive);
+        if (tile == tiles - 1) total[0] = inclusive;
+      }
+      return maybe<T>{prefix, true};
+    };
+    maybe<T> carry =
+        cta_scan_t::template scan<scan_kind::exclusive>(tid, thread_total, s.scan, op, tile_prefix, div_up(valid, VT)).prefix;
 
-    maybe<T> carry = tile_carry;
-    if (cta.prefix.valid) carry = maybe<T>{carry.valid ? T(op(carry.value, cta.prefix.value)) : cta.prefix.value, true};
+    // The serial scan of this thread's values.
     array_t<T, VT> y;
-MGPU_UNROLL
+    MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       if (kind == scan_kind::exclusive) {
-        y[i] = carry.value;
+        y[i] = carry.value;  // an exclusive scan always has init, so carry is present
         carry.value = op(carry.value, x[i]);
       } else {
-        carry.value = carry.valid ? op(carry.value, x[i]) : x[i];
-        carry.valid = true;
+        carry = maybe<T>{carry.valid ? T(op(carry.value, x[i])) : x[i], true};
         y[i] = carry.value;
       }
     }
-    reg_to_mem_thread<NT, VT>(y, output + base, tid, valid, s.values);
+    if constexpr (scan_vectorizes<VT, T, It, Out>)
+      if (direct) {
+        store_thread_vectorized<VT>(y, tile_output, tid);
+        return;
+      }
+    __syncthreads();  // s.values is shared with the CTA scan's storage
+    reg_to_mem_thread<NT, VT>(y, tile_output, tid, valid, s.values);
   };
   cta_launch<P>(kernel, tiles, ctx);
 }

@@ -26,6 +26,9 @@ MGPU_HOST_DEVICE constexpr A div_up(A a, B b) {
   return (a + A(b) - 1) / A(b);
 }
 
+// Whether a scan's result for element i includes element i.
+enum class scan_kind { exclusive, inclusive };
+
 // A value that may be absent (device-friendly: trivially copyable when T is).
 template <typename T>
 struct maybe {

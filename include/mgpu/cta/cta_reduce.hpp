@@ -47,9 +47,9 @@ struct cta_reduce {
       if (lane == 0) storage.total = w;
     }
     __syncthreads();
-    T total = storage.total;
-    __syncthreads();  // storage may be reused once every thread has read the total
-    return total;
+    // No trailing barrier: a next call writes `total` only after its own first barrier, which
+    // every thread reaches after reading this one.
+    return storage.total;
   }
 };
 

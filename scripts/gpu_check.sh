@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# On the GPU machine: the CUDA tests, a reduced compute-sanitizer pass (memcheck, racecheck,
+# synccheck) and the benchmark, with logs and CSV in $OUT. Expects the binaries in gpu/
+# (built elsewhere: scripts/gpu_build.sh). Usage: scripts/gpu_check.sh [bench args...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/mgpu_out}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
+
+./gpu/mgpu_tests_cuda > "$out/tests.log" 2>&1
+echo "tests rc=$?: $(grep -E '^\[  (PASSED|FAILED)' "$out/tests.log" | tr '\n' ' ')"
+grep -E '^\[  FAILED' "$out/tests.log" | head -20
+
+# Reduced run: quick sizes, no >2^31 test.
+for tool in memcheck racecheck synccheck; do
+  MGPU_TEST_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    ./gpu/mgpu_tests_cuda --gtest_filter='-*2To31*' > "$out/sanitizer_$tool.log" 2>&1
+  echo "$tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer_$tool.log" | tail -1)"
+done
+
+if [ -x gpu/mgpu_bench ]; then
+  ./gpu/mgpu_bench --csv "$out/bench.csv" "$@" > "$out/bench.log" 2>&1
+  echo "bench rc=$?"
+  tail -40 "$out/bench.log"
+fi
