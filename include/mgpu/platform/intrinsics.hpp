@@ -17,15 +17,17 @@ constexpr unsigned full_warp_mask = 0xffffffffu;
 MGPU_DEVICE int lane_id() { return int(threadIdx.x) & (warp_size - 1); }
 
 namespace detail {
-// Moves a trivially copyable T through 32-bit shuffles, one word at a time.
+// Moves a trivially copyable T through shuffles of 8-byte words (4-byte where T's size is not a
+// multiple of 8): one warp exchange per word.
 template <typename T, typename Shuffle>
 MGPU_DEVICE T shuffle_words(const T& value, Shuffle shuffle) {
   static_assert(std::is_trivially_copyable<T>::value, "shuffled types must be trivially copyable");
-  constexpr int words = int((sizeof(T) + 3) / 4);
-  unsigned in[words] = {};
-  unsigned out[words];
+  using word = std::conditional_t<sizeof(T) % 8 == 0, unsigned long long, unsigned>;
+  constexpr int words = int((sizeof(T) + sizeof(word) - 1) / sizeof(word));
+  word in[words] = {};
+  word out[words];
   std::memcpy(in, &value, sizeof(T));
-MGPU_UNROLL
+  MGPU_UNROLL
   for (int i = 0; i < words; ++i) out[i] = shuffle(in[i]);
   T result;
   std::memcpy(&result, out, sizeof(T));
@@ -36,22 +38,22 @@ MGPU_UNROLL
 // __shfl_sync for any trivially copyable type.
 template <typename T>
 MGPU_DEVICE T shfl(const T& value, int src_lane, int width = warp_size, unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_sync(mask, w, src_lane, width); });
+  return detail::shuffle_words(value, [=](auto w) { return __shfl_sync(mask, w, src_lane, width); });
 }
 // __shfl_up_sync for any trivially copyable type.
 template <typename T>
 MGPU_DEVICE T shfl_up(const T& value, unsigned delta, int width = warp_size, unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_up_sync(mask, w, delta, width); });
+  return detail::shuffle_words(value, [=](auto w) { return __shfl_up_sync(mask, w, delta, width); });
 }
 // __shfl_down_sync for any trivially copyable type.
 template <typename T>
 MGPU_DEVICE T shfl_down(const T& value, unsigned delta, int width = warp_size, unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_down_sync(mask, w, delta, width); });
+  return detail::shuffle_words(value, [=](auto w) { return __shfl_down_sync(mask, w, delta, width); });
 }
 // __shfl_xor_sync for any trivially copyable type.
 template <typename T>
 MGPU_DEVICE T shfl_xor(const T& value, int lane_mask, int width = warp_size, unsigned mask = full_warp_mask) {
-  return detail::shuffle_words(value, [=](unsigned w) { return __shfl_xor_sync(mask, w, lane_mask, width); });
+  return detail::shuffle_words(value, [=](auto w) { return __shfl_xor_sync(mask, w, lane_mask, width); });
 }
 
 // Loads and stores of 4- and 8-byte words that other CTAs read or write concurrently
