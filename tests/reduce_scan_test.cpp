@@ -176,6 +176,13 @@ MGPU_TEST(ReduceScan, IteratorsAndTransforms) {
   mgpu::transform_inclusive_scan(mgpu::make_counting_iterator(0), n, out.data(), mgpu::plus<>(), twice, ctx);
   EXPECT_TRUE(same(mgpu_ref::inclusive_scan(doubled, mgpu::plus<>()), out.to_host()));
 
+  mgpu::transform_inclusive_scan(mgpu::make_counting_iterator(0), n, mgpu::discard_iterator(), mgpu::plus<>(), twice,
+                                 sum.data(), ctx);
+  EXPECT_EQ(sum.to_host()[0], n * (n - 1));
+  mgpu::transform_exclusive_scan(mgpu::make_counting_iterator(0), n, mgpu::discard_iterator(), 7ll, mgpu::plus<>(),
+                                 twice, sum.data(), ctx);
+  EXPECT_EQ(sum.to_host()[0], 7 + n * (n - 1));
+
   mgpu::transform_reduce(mgpu::make_counting_iterator(0), n, sum.data(), 10ll, mgpu::plus<>(), twice, ctx);
   EXPECT_EQ(sum.to_host()[0], 10 + n * (n - 1));
 

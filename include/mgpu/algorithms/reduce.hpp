@@ -93,7 +93,8 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
 }
 
 // *output = init op f(input[0]) op ... op f(input[count - 1]): reduce over a transform_iterator,
-// so the map is fused into the load. Same requirements as reduce.
+// so the map is fused into the load. Same requirements as reduce; f must be callable on the
+// host's view of the types too (write a lambda as MGPU_HOST_DEVICE_LAMBDA).
 template <typename params = void, typename It, typename Out, typename T, typename Op, typename F>
 void transform_reduce(It input, std::int64_t count, Out output, T init, Op op, F f, context& ctx) {
   reduce<params>(make_transform_iterator(input, f), count, output, init, op, ctx);

@@ -159,13 +159,25 @@ void inclusive_scan(It input, std::int64_t count, Out output, Op op, context& ct
   inclusive_scan<params>(input, count, output, op, discard_iterator(), ctx);
 }
 
-// exclusive_scan of f(input[i]): the map is fused into the load.
+// exclusive_scan of f(input[i]): the map is fused into the load. The 8-argument form also writes
+// the total, as exclusive_scan does. f must be callable on the host's view of the types: write a
+// lambda as MGPU_HOST_DEVICE_LAMBDA.
+template <typename params = void, typename It, typename Out, typename T, typename Op, typename F, typename TotalOut>
+void transform_exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, F f, TotalOut total,
+                              context& ctx) {
+  exclusive_scan<params>(make_transform_iterator(input, f), count, output, init, op, total, ctx);
+}
 template <typename params = void, typename It, typename Out, typename T, typename Op, typename F>
 void transform_exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, F f, context& ctx) {
   exclusive_scan<params>(make_transform_iterator(input, f), count, output, init, op, ctx);
 }
 
-// inclusive_scan of f(input[i]): the map is fused into the load.
+// inclusive_scan of f(input[i]), computed in f's result type. The 7-argument form also writes the
+// total, as inclusive_scan does.
+template <typename params = void, typename It, typename Out, typename Op, typename F, typename TotalOut>
+void transform_inclusive_scan(It input, std::int64_t count, Out output, Op op, F f, TotalOut total, context& ctx) {
+  inclusive_scan<params>(make_transform_iterator(input, f), count, output, op, total, ctx);
+}
 template <typename params = void, typename It, typename Out, typename Op, typename F>
 void transform_inclusive_scan(It input, std::int64_t count, Out output, Op op, F f, context& ctx) {
   inclusive_scan<params>(make_transform_iterator(input, f), count, output, op, ctx);

@@ -14,6 +14,17 @@
 namespace mgpu {
 
 namespace detail {
+// nvcc cannot deduce, in host code, the return type of a __device__-only lambda (it silently
+// gets it wrong), and these iterators need it on the host for their value_type.
+template <typename F>
+constexpr void require_host_visible_functor() {
+#if defined(MGPU_BACKEND_CUDA)
+  static_assert(!__nv_is_extended_device_lambda_closure_type(F),
+                "computed iterators need a functor whose type the host can see: write the lambda "
+                "as [=] MGPU_HOST_DEVICE_LAMBDA (...) rather than MGPU_LAMBDA");
+#endif
+}
+
 // Supplies the iterator vocabulary from `Derived::operator[]`.
 template <typename Derived, typename Value>
 struct computed_iterator {
@@ -75,7 +86,7 @@ struct transform_iterator
                                 std::decay_t<decltype(std::declval<F>()(std::declval<It>()[0]))>> {
   F f;
   It base;
-  MGPU_HOST_DEVICE transform_iterator(It b, F fn) : f(fn), base(b) {}
+  MGPU_HOST_DEVICE transform_iterator(It b, F fn) : f(fn), base(b) { detail::require_host_visible_functor<F>(); }
   MGPU_HOST_DEVICE auto operator[](std::int64_t i) const { return f(base[i]); }
   MGPU_HOST_DEVICE transform_iterator advanced(std::int64_t n) const { return transform_iterator(base + n, f); }
 };
@@ -90,7 +101,9 @@ struct load_iterator
     : detail::computed_iterator<load_iterator<F>, std::decay_t<decltype(std::declval<F>()(std::int64_t()))>> {
   F f;
   std::int64_t offset;
-  MGPU_HOST_DEVICE explicit load_iterator(F fn, std::int64_t o = 0) : f(fn), offset(o) {}
+  MGPU_HOST_DEVICE explicit load_iterator(F fn, std::int64_t o = 0) : f(fn), offset(o) {
+    detail::require_host_visible_functor<F>();
+  }
   MGPU_HOST_DEVICE auto operator[](std::int64_t i) const { return f(offset + i); }
   MGPU_HOST_DEVICE load_iterator advanced(std::int64_t n) const { return load_iterator(f, offset + n); }
 };

@@ -1,0 +1,164 @@
+// examples/demo.cpp
+//
+// The mgpu demo: each function on a small input, printed ten values to a row in the style of the
+// Modern GPU demos. One function per family, called from main(). The same file builds with a
+// host compiler (mgpu_demo_sim, the CPU simulator) and with nvcc (mgpu_demo_cuda).
+#include <mgpu/mgpu.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+// Prints `count` items ten to a row, each row led by the index of its first item. print_item(i)
+// prints item i; sections whose values need more than a printf format can call this directly.
+template <typename PrintItem>
+void print_rows(std::size_t count, PrintItem print_item) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i % 10 == 0) std::printf(i ? "\n%5zu: " : "%5zu: ", i);
+    std::printf(" ");
+    print_item(i);
+  }
+  std::printf("\n");
+}
+
+// print_array(values, "%4d"): one printf format per value.
+template <typename T>
+void print_array(const std::vector<T>& values, const char* format) {
+  print_rows(values.size(), [&](std::size_t i) { std::printf(format, values[i]); });
+}
+template <typename T>
+void print_array(const mgpu::buffer<T>& values, const char* format) {
+  print_array(values.to_host(), format);
+}
+
+// One value of device memory (waits for the stream).
+template <typename T>
+T read_one(const mgpu::buffer<T>& value) {
+  return value.to_host()[0];
+}
+
+// `count` random integers in [0, range). mt19937's raw output is fixed by the standard (its
+// distributions are not), so every compiler prints the same demo.
+std::vector<int> random_ints(int count, int range, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> values(count);
+  for (int& v : values) v = int(rng() % unsigned(range));
+  return values;
+}
+
+// ---- reduce and scan ---------------------------------------------------------------------------
+
+void demo_reduce_scan(mgpu::context& ctx) {
+  std::printf("\n\nREDUCE AND SCAN DEMONSTRATION:\n\n");
+
+  const int n = 100;
+  mgpu::buffer<int> data(random_ints(n, 10, 2013), ctx);
+  std::printf("Input array:\n");
+  print_array(data, "%4d");
+
+  // Results stay in device memory: reduce never makes the host wait.
+  mgpu::buffer<int> result(1, ctx);
+  mgpu::reduce(data.data(), n, result.data(), 0, mgpu::plus<>(), ctx);
+  std::printf("\nreduce (plus): %d\n", read_one(result));
+  mgpu::reduce(data.data(), n, result.data(), std::numeric_limits<int>::lowest(), mgpu::maximum<>(), ctx);
+  std::printf("reduce (maximum): %d\n", read_one(result));
+
+  // The map runs inside the reduction's load. A __host__ __device__ lambda, because nvcc cannot
+  // tell host code the return type of a __device__-only one.
+  auto square = [] MGPU_HOST_DEVICE_LAMBDA(int x) { return x * x; };
+  mgpu::transform_reduce(data.data(), n, result.data(), 0, mgpu::plus<>(), square, ctx);
+  std::printf("transform_reduce (sum of squares): %d\n", read_one(result));
+
+  mgpu::buffer<int> scanned(n, ctx), total(1, ctx);
+  mgpu::exclusive_scan(data.data(), n, scanned.data(), 0, mgpu::plus<>(), total.data(), ctx);
+  std::printf("\nexclusive_scan (plus, init 0):\n");
+  print_array(scanned, "%4d");
+  std::printf("Total, written to device memory by the same call: %d\n", read_one(total));
+
+  // In place: output may be the input itself.
+  mgpu::buffer<int> running(data.to_host(), ctx);
+  mgpu::inclusive_scan(running.data(), n, running.data(), mgpu::plus<>(), ctx);
+  std::printf("\ninclusive_scan (plus, in place):\n");
+  print_array(running, "%4d");
+
+  // A non-commutative operator: "the right operand unless it is 0" carries the last non-zero
+  // value forward over the zeros. It is associative, and scan combines strictly in order.
+  std::vector<int> sparse = random_ints(n, 100, 7);
+  for (int& v : sparse) v = v < 80 ? 0 : v;
+  mgpu::buffer<int> marks(sparse, ctx), filled(n, ctx);
+  auto last_nonzero = [] MGPU_HOST_DEVICE_LAMBDA(int a, int b) { return b != 0 ? b : a; };
+  mgpu::inclusive_scan(marks.data(), n, filled.data(), last_nonzero, ctx);
+  std::printf("\nSparse input:\n");
+  print_array(marks, "%4d");
+  std::printf("\ninclusive_scan (b != 0 ? b : a, non-commutative: fills forward):\n");
+  print_array(filled, "%4d");
+
+  // Iterators stand in for arrays: the sum of i * i for i < k, with no input in memory.
+  const int m = 30;
+  mgpu::buffer<int> squares(m, ctx);
+  mgpu::transform_exclusive_scan(mgpu::make_counting_iterator(0), m, squares.data(), 0, mgpu::plus<>(),
+                                 square, ctx);
+  std::printf("\ntransform_exclusive_scan of i * i over counting_iterator(0):\n");
+  print_array(squares, "%5d");
+}
+
+// ---- writing your own kernel -------------------------------------------------------------------
+
+void demo_write_your_own_kernel(mgpu::context& ctx) {
+  std::printf("\n\nWRITE YOUR OWN KERNEL DEMONSTRATION:\n\n");
+
+  const int n = 100;
+  constexpr int NT = 32;
+  using scan_t = mgpu::cta_scan<NT, int>;
+  int tiles = int(mgpu::div_up(n, NT));
+  mgpu::buffer<int> data(random_ints(n, 10, 2013), ctx), scanned(n, ctx), tile_totals(tiles, ctx);
+  std::printf("Input array:\n");
+  print_array(data, "%4d");
+
+  // One CTA of NT threads per tile of NT values, one value per thread. The last tile is partial:
+  // `count` tells cta_scan how many threads hold real values.
+  const int* input = data.data();
+  int* output = scanned.data();
+  int* totals = tile_totals.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        __shared__ mgpu::shared_storage<scan_t::storage_t> storage;
+        int first = cta * NT;
+        int valid = n - first < NT ? n - first : NT;
+        int x = tid < valid ? input[first + tid] : 0;
+        scan_t::result_t r = scan_t::inclusive(tid, x, storage.get(), mgpu::plus<>(), valid);
+        if (tid < valid) output[first + tid] = r.scan;
+        if (tid == 0) totals[cta] = r.reduction;
+      },
+      tiles, ctx);
+
+  std::printf("\nEach CTA scans its own tile of %d values (cta_launch + cta_scan):\n", NT);
+  print_array(scanned, "%4d");
+  std::printf("\nTile totals:\n");
+  print_array(tile_totals, "%4d");
+}
+
+}  // namespace
+
+int main() {
+  try {
+    mgpu::context ctx;
+#if defined(MGPU_BACKEND_CUDA)
+    const char* backend = "CUDA";
+#else
+    const char* backend = "simulator";
+#endif
+    std::printf("mgpu demo on %s (%s backend)\n", ctx.props().name.c_str(), backend);
+    demo_reduce_scan(ctx);
+    demo_write_your_own_kernel(ctx);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());
+    return 1;
+  }
+}
