@@ -52,8 +52,8 @@ inline bool quick() {
 
 // Sizes around tile boundaries for a tile of nv elements, plus a prime, several tiles and a
 // large size.
-inline std::vector<std::int64_t> sizes_for(int nv) {
-  std::int64_t large = quick() ? 20 * std::int64_t(nv) + 11 : (1 << 20) + 7;
+inline std::vector<std::int64_t> sizes_for(int nv, std::int64_t large = (1 << 20) + 7) {
+  if (quick()) large = 20 * std::int64_t(nv) + 11;
   return {0, 1, 2, nv - 1, nv, nv + 1, 10007, 5 * std::int64_t(nv) + 3, large};
 }
 

@@ -17,9 +17,16 @@
 #include "core/types.hpp"
 
 #include "cta/cta_reduce.hpp"
+#include "cta/cta_sort.hpp"
 #include "cta/cta_scan.hpp"
 #include "cta/loadstore.hpp"
 #include "cta/lookback.hpp"
+#include "cta/merge.hpp"
+#include "cta/search.hpp"
+#include "cta/sort_networks.hpp"
 
 #include "algorithms/reduce.hpp"
 #include "algorithms/scan.hpp"
+#include "algorithms/merge.hpp"
+#include "algorithms/mergesort.hpp"
+#include "algorithms/partition.hpp"

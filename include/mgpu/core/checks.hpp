@@ -33,17 +33,34 @@ void check_pointer(const char* function, const char* parameter, const It& it, st
     if (count > 0 && it == nullptr) throw_argument(function, parameter, "is a null pointer");
 }
 
+// Whether the byte ranges of two raw-pointer arrays overlap (false for iterators), and whether
+// they start at the same address.
+template <typename A, typename B>
+bool arrays_overlap(const A& a, std::int64_t a_count, const B& b, std::int64_t b_count, bool* same_start = nullptr) {
+  if constexpr (std::is_pointer<A>::value && std::is_pointer<B>::value) {
+    auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+    if (same_start) *same_start = x == y;
+    return a_count > 0 && b_count > 0 && x < y + std::uintptr_t(b_count) * sizeof(*b) &&
+           y < x + std::uintptr_t(a_count) * sizeof(*a);
+  }
+  return false;
+}
+
 // An output may alias its input exactly (in place) but must not overlap it otherwise.
 template <typename In, typename Out>
 void check_in_place_or_disjoint(const char* function, const char* parameter, const In& in,
                                 std::int64_t in_count, const Out& out, std::int64_t out_count) {
-  if constexpr (std::is_pointer<In>::value && std::is_pointer<Out>::value) {
-    auto a = reinterpret_cast<std::uintptr_t>(in), b = reinterpret_cast<std::uintptr_t>(out);
-    std::uintptr_t a_end = a + std::uintptr_t(in_count) * sizeof(*in);
-    std::uintptr_t b_end = b + std::uintptr_t(out_count) * sizeof(*out);
-    if (a != b && a < b_end && b < a_end)
-      throw_argument(function, parameter, "partially overlaps the input (only exact in-place use is allowed)");
-  }
+  bool same_start = false;
+  if (arrays_overlap(in, in_count, out, out_count, &same_start) && !same_start)
+    throw_argument(function, parameter, "partially overlaps the input (only exact in-place use is allowed)");
+}
+
+// An output must not overlap an input at all.
+template <typename In, typename Out>
+void check_disjoint(const char* function, const char* parameter, const In& in, std::int64_t in_count,
+                    const Out& out, std::int64_t out_count) {
+  if (arrays_overlap(in, in_count, out, out_count))
+    throw_argument(function, parameter, "overlaps an input");
 }
 
 }  // namespace detail

@@ -26,6 +26,9 @@ MGPU_HOST_DEVICE constexpr A div_up(A a, B b) {
   return (a + A(b) - 1) / A(b);
 }
 
+// A value of no size: the value type of keys-only sorts and merges.
+struct empty_t {};
+
 // Whether a scan's result for element i includes element i.
 enum class scan_kind { exclusive, inclusive };
 

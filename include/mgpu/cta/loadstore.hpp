@@ -140,3 +140,20 @@ MGPU_DEVICE void store_thread_vectorized(const array_t<T, VT>& x, T* tile, int t
 }
 
 }  // namespace mgpu
+
+namespace mgpu {
+
+// Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
+// shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
+template <int NT, int VT, typename T, typename AIt, typename BIt>
+MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
+  int total = a_count + b_count;
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i) {
+    int j = NT * i + tid;
+    if (j < total) shared[j] = j < a_count ? T(a[j]) : T(b[j - a_count]);
+  }
+  __syncthreads();
+}
+
+}  // namespace mgpu

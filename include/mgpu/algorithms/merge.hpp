@@ -1,0 +1,120 @@
+// mgpu/algorithms/merge.hpp
+//
+// merge: partition both inputs by Merge Path at every tile's first output, then each CTA loads
+// its two slices into shared memory and merges NV outputs (cta_merge_from_shared).
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../cta/loadstore.hpp"
+#include "../cta/merge.hpp"
+#include "partition.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace mgpu {
+
+template <typename K>
+using merge_params = launch_params<128, (sizeof(K) > 8 ? 7 : 15)>;
+
+namespace detail {
+
+template <int NV, typename K, typename V>
+struct merge_storage {
+  union {
+    K keys[NV + 1];
+    V values[NV];
+  };
+};
+
+// One tile of a merge: a[a_begin, a_end) with b[b_begin, b_end) (together at most NV) merged to
+// out_keys[out_first, out_first + total) and, with values, out_values. Keys-only merges pass
+// V = empty_t and touch no value iterator.
+template <typename P, typename K, typename V, typename AKeys, typename AValues, typename BKeys, typename BValues,
+          typename OutKeys, typename OutValues, typename Comp>
+MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_t a_begin, std::int64_t a_end,
+                            BKeys b_keys, BValues b_values, std::int64_t b_begin, std::int64_t b_end,
+                            OutKeys out_keys, OutValues out_values, std::int64_t out_first, Comp comp,
+                            merge_storage<P::nv, K, V>& s) {
+  int a_count = int(a_end - a_begin), b_count = int(b_end - b_begin), total = a_count + b_count;
+  load_two_lists_to_shared<P::nt, P::vt>(a_keys + a_begin, a_count, b_keys + b_begin, b_count, tid, s.keys);
+  merge_pair<K, P::vt> merged = cta_merge_from_shared<P::nt, P::vt>(s.keys, a_count, b_count, tid, comp);
+  __syncthreads();
+  reg_to_mem_thread<P::nt, P::vt>(merged.keys, out_keys + out_first, tid, total, s.keys);
+  if constexpr (!std::is_same<V, empty_t>::value) {
+    array_t<V, P::vt> values;
+    MGPU_UNROLL
+    for (int i = 0; i < P::vt; ++i) {
+      int index = merged.indices[i];
+      if (P::vt * tid + i < total)
+        values[i] = index < a_count ? V(a_values[a_begin + index]) : V(b_values[b_begin + index - a_count]);
+    }
+    reg_to_mem_thread<P::nt, P::vt>(values, out_values + out_first, tid, total, s.values);
+  }
+}
+
+template <typename params, typename K, typename V, typename AKeys, typename AValues, typename BKeys,
+          typename BValues, typename OutKeys, typename OutValues, typename Comp>
+void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys,
+                BValues b_values, std::int64_t b_count, OutKeys out_keys, OutValues out_values, Comp comp,
+                context& ctx) {
+  check_count(fn, "a_count", a_count);
+  check_count(fn, "b_count", b_count);
+  check_pointer(fn, "a_keys", a_keys, a_count);
+  check_pointer(fn, "b_keys", b_keys, b_count);
+  check_pointer(fn, "keys_out", out_keys, a_count + b_count);
+  check_disjoint(fn, "keys_out", a_keys, a_count, out_keys, a_count + b_count);
+  check_disjoint(fn, "keys_out", b_keys, b_count, out_keys, a_count + b_count);
+  if constexpr (!std::is_same<V, empty_t>::value) {
+    check_pointer(fn, "a_values", a_values, a_count);
+    check_pointer(fn, "b_values", b_values, b_count);
+    check_pointer(fn, "values_out", out_values, a_count + b_count);
+    check_disjoint(fn, "values_out", a_values, a_count, out_values, a_count + b_count);
+    check_disjoint(fn, "values_out", b_values, b_count, out_values, a_count + b_count);
+  }
+  using P = params_or<params, merge_params<K>>;
+  std::int64_t total = a_count + b_count;
+  if (total == 0) return;
+  int tiles = num_tiles<P>(total, fn);
+  buffer<std::int64_t> partitions = merge_path_partitions(a_keys, a_count, b_keys, b_count, P::nv, comp, ctx);
+  const std::int64_t* p = partitions.data();
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<merge_storage<P::nv, K, V>> storage;
+    std::int64_t first = std::int64_t(tile) * P::nv;
+    std::int64_t last = first + P::nv < total ? first + P::nv : total;
+    std::int64_t a_begin = p[tile], a_end = p[tile + 1];
+    merge_tile<P, K, V>(tid, a_keys, a_values, a_begin, a_end, b_keys, b_values, first - a_begin, last - a_end,
+                        out_keys, out_values, first, comp, storage.get());
+  };
+  cta_launch<P>(kernel, tiles, ctx);
+}
+
+}  // namespace detail
+
+// Merges sorted a_keys[0, a_count) and b_keys[0, b_count) (both sorted by comp) into
+// keys_out[0, a_count + b_count). Stable: on ties a's elements come first, as std::merge.
+// keys_out must not overlap the inputs. Stream-ordered.
+// Throws std::invalid_argument for negative counts or null pointers.
+template <typename params = void, typename AKeys, typename BKeys, typename OutKeys, typename Comp>
+void merge(AKeys a_keys, std::int64_t a_count, BKeys b_keys, std::int64_t b_count, OutKeys keys_out, Comp comp,
+           context& ctx) {
+  using K = iterator_value_t<AKeys>;
+  constant_iterator<empty_t> no_values;
+  detail::merge_impl<params, K, empty_t>("mgpu::merge", a_keys, no_values, a_count, b_keys, no_values, b_count,
+                                         keys_out, discard_iterator(), comp, ctx);
+}
+
+// Merges key-value pairs: keys as above; values_out[i] is the value of the key at keys_out[i].
+template <typename params = void, typename AKeys, typename AValues, typename BKeys, typename BValues,
+          typename OutKeys, typename OutValues, typename Comp>
+void merge(AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys, BValues b_values,
+           std::int64_t b_count, OutKeys keys_out, OutValues values_out, Comp comp, context& ctx) {
+  using K = iterator_value_t<AKeys>;
+  using V = iterator_value_t<AValues>;
+  detail::merge_impl<params, K, V>("mgpu::merge", a_keys, a_values, a_count, b_keys, b_values, b_count, keys_out,
+                                   values_out, comp, ctx);
+}
+
+}  // namespace mgpu

@@ -1,0 +1,159 @@
+// mgpu/algorithms/mergesort.hpp
+//
+// mergesort: a stable sort by any strict weak order. Each CTA sorts one tile of NV keys in
+// registers and shared memory (cta_sort); then log2(tiles) passes each merge pairs of sorted runs
+// of doubling length. A pass first finds, by Merge Path, where every output tile starts in its
+// pair of runs, then runs merge_tile (merge.hpp) on each tile. Keys and values ping-pong between
+// the caller's arrays and one temporary copy; the pass count decides where the first stage
+// writes so that the last pass lands in the caller's arrays.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../cta/cta_sort.hpp"
+#include "../cta/loadstore.hpp"
+#include "merge.hpp"
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace mgpu {
+
+template <typename K, typename V = empty_t>
+using mergesort_params = launch_params<256, (sizeof(K) + (std::is_same<V, empty_t>::value ? 0 : sizeof(V)) > 8 ? 7 : 11)>;
+
+namespace detail {
+
+template <typename P, typename K, typename V>
+struct blocksort_storage {
+  union {
+    typename cta_sort<P::nt, P::vt, K, V>::storage_t sort;
+    K keys[P::nv];
+    V values[P::nv];
+  };
+};
+
+// Sorts each tile of keys_in/values_in into keys_out/values_out (which may be the same arrays).
+template <typename P, typename K, typename V, typename KeysIn, typename ValuesIn, typename Comp>
+void blocksort(KeysIn keys_in, ValuesIn values_in, std::int64_t count, K* keys_out, V* values_out, Comp comp,
+               context& ctx) {
+  constexpr bool has_values = !std::is_same<V, empty_t>::value;
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<blocksort_storage<P, K, V>> storage;
+    blocksort_storage<P, K, V>& s = storage.get();
+    std::int64_t first = std::int64_t(tile) * P::nv;
+    int valid = int(count - first < P::nv ? count - first : P::nv);
+    array_t<K, P::vt> keys = mem_to_reg_thread<P::nt, P::vt, K>(keys_in + first, tid, valid, s.keys);
+    array_t<V, P::vt> values;
+    if constexpr (has_values) values = mem_to_reg_thread<P::nt, P::vt, V>(values_in + first, tid, valid, s.values);
+    cta_sort<P::nt, P::vt, K, V>::sort(keys, values, s.sort, tid, valid, comp);
+    reg_to_mem_thread<P::nt, P::vt>(keys, keys_out + first, tid, valid, s.keys);
+    if constexpr (has_values) reg_to_mem_thread<P::nt, P::vt>(values, values_out + first, tid, valid, s.values);
+  };
+  cta_launch<P>(kernel, num_tiles<P>(count), ctx);
+}
+
+// Where merge pass with runs of `run` elements puts tile boundaries: run pairs start every 2 * run
+// elements; partition[t] is the position in the pair's first run where output tile t starts.
+struct run_pair {
+  std::int64_t first, a_end, b_end;
+  MGPU_HOST_DEVICE run_pair(std::int64_t position, std::int64_t run, std::int64_t count)
+      : first(position / (2 * run) * (2 * run)),
+        a_end(first + run < count ? first + run : count),
+        b_end(first + 2 * run < count ? first + 2 * run : count) {}
+};
+
+// One merge pass: sorted runs of `run` elements in src merged pairwise into dst.
+template <typename P, typename K, typename V, typename Comp>
+void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_values, std::int64_t count,
+                std::int64_t run, Comp comp, buffer<std::int64_t>& partitions, context& ctx) {
+  int tiles = num_tiles<P>(count);
+  std::int64_t* p = partitions.data();
+  transform([=] MGPU_LAMBDA(std::int64_t t) {
+    std::int64_t position = t * P::nv < count ? t * P::nv : count;
+    run_pair pair(position < count ? position : count - 1, run, count);
+    p[t] = pair.first + merge_path(src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end,
+                                   pair.b_end - pair.a_end, position - pair.first, comp);
+  }, tiles + 1, ctx);
+
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<merge_storage<P::nv, K, V>> storage;
+    std::int64_t first = std::int64_t(tile) * P::nv;
+    std::int64_t last = first + P::nv < count ? first + P::nv : count;
+    run_pair pair(first, run, count);
+    std::int64_t a_begin = p[tile];
+    std::int64_t a_end = last == pair.b_end ? pair.a_end : p[tile + 1];
+    std::int64_t b_begin = pair.a_end + (first - pair.first) - (a_begin - pair.first);
+    std::int64_t b_end = pair.a_end + (last - pair.first) - (a_end - pair.first);
+    merge_tile<P, K, V>(tid, src_keys, src_values, a_begin, a_end, src_keys, src_values, b_begin, b_end,
+                        dst_keys, dst_values, first, comp, storage.get());
+  };
+  cta_launch<P>(kernel, tiles, ctx);
+}
+
+// Sorts keys[0, count) in place, with values (read from values_in, ending in values) when V is
+// not empty_t.
+template <typename params, typename K, typename V, typename ValuesIn, typename Comp>
+void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count, Comp comp,
+                    context& ctx) {
+  constexpr bool has_values = !std::is_same<V, empty_t>::value;
+  check_count(fn, "count", count);
+  check_pointer(fn, "keys", keys, count);
+  if constexpr (has_values) {
+    check_pointer(fn, "values", values, count);
+    check_disjoint(fn, "values", keys, count, values, count);
+  }
+  using P = params_or<params, mergesort_params<K, V>>;
+  if (count == 0) return;
+  int tiles = num_tiles<P>(count, fn);
+  int passes = 0;
+  while ((std::int64_t(1) << passes) < tiles) ++passes;
+
+  buffer<K> keys_temp(passes ? count : 0, ctx);
+  buffer<V> values_temp(passes && has_values ? count : 0, ctx);
+  // An odd number of passes starts in the temporaries, so that the last pass writes the caller's.
+  K* src_keys = passes % 2 ? keys_temp.data() : keys;
+  V* src_values = passes % 2 ? values_temp.data() : values;
+  K* dst_keys = passes % 2 ? keys : keys_temp.data();
+  V* dst_values = passes % 2 ? values : values_temp.data();
+  blocksort<P>(keys, values_in, count, src_keys, src_values, comp, ctx);
+
+  buffer<std::int64_t> partitions(tiles + 1, ctx);
+  for (int pass = 0; pass < passes; ++pass) {
+    merge_pass<P>(src_keys, src_values, dst_keys, dst_values, count, std::int64_t(P::nv) << pass, comp, partitions,
+                  ctx);
+    std::swap(src_keys, dst_keys);
+    std::swap(src_values, dst_values);
+  }
+}
+
+}  // namespace detail
+
+// Sorts keys[0, count) in place by comp (a strict weak order), stably: equal keys keep their
+// order, as std::stable_sort. keys is a raw device pointer. Temporaries (a copy of the keys)
+// come from the context. Stream-ordered.
+// Throws std::invalid_argument for a negative count or a null pointer.
+template <typename params = void, typename K, typename Comp>
+void mergesort(K* keys, std::int64_t count, Comp comp, context& ctx) {
+  detail::mergesort_impl<params, K, empty_t>("mgpu::mergesort", keys, constant_iterator<empty_t>(),
+                                             static_cast<empty_t*>(nullptr), count, comp, ctx);
+}
+
+// Sorts key-value pairs in place by key, stably: values[i] moves with keys[i].
+template <typename params = void, typename K, typename V, typename Comp>
+void mergesort(K* keys, V* values, std::int64_t count, Comp comp, context& ctx) {
+  detail::mergesort_impl<params, K, V>("mgpu::mergesort", keys, values, values, count, comp, ctx);
+}
+
+// Sorts keys[0, count) in place, stably, and writes the sorting permutation: indices[i] is the
+// original position of the key now at keys[i]. Index is an integer type that holds count - 1.
+template <typename params = void, typename K, typename Index, typename Comp>
+void mergesort_indices(K* keys, std::int64_t count, Index* indices, Comp comp, context& ctx) {
+  static_assert(std::is_integral<Index>::value, "indices are integers");
+  detail::mergesort_impl<params, K, Index>("mgpu::mergesort_indices", keys, make_counting_iterator<Index>(0),
+                                           indices, count, comp, ctx);
+}
+
+}  // namespace mgpu

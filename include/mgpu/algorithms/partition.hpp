@@ -1,0 +1,49 @@
+// mgpu/algorithms/partition.hpp
+//
+// The partition phase of the two-phase idiom, as small kernels that write one split point per
+// tile boundary. Each tile of the work phase then reads its own range in O(1).
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/cta_launch.hpp"
+#include "../cta/search.hpp"
+
+#include <cstdint>
+
+namespace mgpu {
+
+// partitions[i] = merge_path<B>(a, a_count, b, b_count, min(i * spacing, a_count + b_count), comp)
+// for i in [0, ceil((a_count + b_count) / spacing)]: how many of a's elements the merge's first
+// i * spacing outputs take. Stream-ordered.
+template <bounds B = bounds::lower, typename AIt, typename BIt, typename Comp>
+buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count,
+                                           std::int64_t spacing, Comp comp, context& ctx) {
+  std::int64_t total = a_count + b_count;
+  std::int64_t count = div_up(total, spacing) + 1;
+  buffer<std::int64_t> partitions(count, ctx);
+  std::int64_t* p = partitions.data();
+  transform([=] MGPU_LAMBDA(std::int64_t i) {
+    std::int64_t diag = i * spacing < total ? i * spacing : total;
+    p[i] = merge_path<B>(a, a_count, b, b_count, diag, comp);
+  }, count, ctx);
+  return partitions;
+}
+
+// partitions[i] = binary_search<B>(keys, count, key_of(i * spacing), comp) for i in
+// [0, ceil(items / spacing)], with the last boundary at `items`: where each tile of `items`
+// positions starts in a sorted list of keys (positions, say, of removals or insertions).
+template <bounds B = bounds::lower, typename KeyIt, typename Comp>
+buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, std::int64_t items,
+                                              std::int64_t spacing, Comp comp, context& ctx) {
+  std::int64_t partitions_count = div_up(items, spacing) + 1;
+  buffer<std::int64_t> partitions(partitions_count, ctx);
+  std::int64_t* p = partitions.data();
+  using key_t = iterator_value_t<KeyIt>;
+  transform([=] MGPU_LAMBDA(std::int64_t i) {
+    std::int64_t position = i * spacing < items ? i * spacing : items;
+    p[i] = binary_search<B>(keys, count, key_t(position), comp);
+  }, partitions_count, ctx);
+  return partitions;
+}
+
+}  // namespace mgpu

@@ -1,0 +1,65 @@
+// mgpu/cta/merge.hpp
+//
+// Serial merge (one thread's VT outputs) and the CTA merge of two sorted lists held in shared
+// memory: each thread finds where its VT outputs start by Merge Path, then merges serially.
+#pragma once
+
+#include "../core/types.hpp"
+#include "search.hpp"
+
+namespace mgpu {
+
+// Where a thread's (or a CTA's) share of a merge reads: a[a_begin, a_end) and b[b_begin, b_end),
+// as positions in one array that holds both lists.
+struct merge_range {
+  int a_begin, a_end, b_begin, b_end;
+  MGPU_HOST_DEVICE int a_count() const { return a_end - a_begin; }
+  MGPU_HOST_DEVICE int b_count() const { return b_end - b_begin; }
+  MGPU_HOST_DEVICE int total() const { return a_count() + b_count(); }
+};
+
+// A thread's merged keys, and for each the position it came from in the shared array (to gather
+// values, or to tell a from b: positions below the a list's end are a's).
+template <typename T, int VT>
+struct merge_pair {
+  array_t<T, VT> keys;
+  array_t<int, VT> indices;
+};
+
+// Merges the next VT outputs of `range` from `keys` (stable: a first on ties). Outputs past the
+// range's total are left unset. `keys` must be readable one position past each list's end.
+template <int VT, typename T, typename Comp>
+MGPU_DEVICE merge_pair<T, VT> serial_merge(const T* keys, merge_range range, Comp comp) {
+  merge_pair<T, VT> out;
+  T a_key = keys[range.a_begin];
+  T b_key = keys[range.b_begin];
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i) {
+    bool take_a = range.b_begin >= range.b_end || (range.a_begin < range.a_end && !comp(b_key, a_key));
+    int index = take_a ? range.a_begin : range.b_begin;
+    out.keys[i] = take_a ? a_key : b_key;
+    out.indices[i] = index;
+    T next = keys[index + 1];
+    if (take_a) {
+      a_key = next;
+      range.a_begin = index + 1;
+    } else {
+      b_key = next;
+      range.b_begin = index + 1;
+    }
+  }
+  return out;
+}
+
+// Merges a = shared[0, a_count) and b = shared[a_count, a_count + b_count) (both sorted; at most
+// NT * VT together; `shared` one element longer than that). Thread tid gets outputs
+// [VT * tid, VT * tid + VT) in thread order. Reads shared memory only: the caller syncs before.
+template <int NT, int VT, typename T, typename Comp>
+MGPU_DEVICE merge_pair<T, VT> cta_merge_from_shared(const T* shared, int a_count, int b_count, int tid, Comp comp) {
+  int diag = VT * tid < a_count + b_count ? VT * tid : a_count + b_count;
+  int mp = merge_path(shared, a_count, shared + a_count, b_count, diag, comp);
+  merge_range range{mp, a_count, a_count + diag - mp, a_count + b_count};
+  return serial_merge<VT>(shared, range, comp);
+}
+
+}  // namespace mgpu

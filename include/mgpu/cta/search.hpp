@@ -1,0 +1,50 @@
+// mgpu/cta/search.hpp
+//
+// Binary search and Merge Path: the partitioning primitives every merge-like algorithm reuses.
+// Usable on host and device, on any random-access range.
+#pragma once
+
+#include "../platform/config.hpp"
+
+namespace mgpu {
+
+// lower: the first position whose element is not less than the key (ties go after the search
+// key's own run); upper: the first position whose element is greater.
+enum class bounds { lower, upper };
+
+// std::lower_bound / std::upper_bound over data[0, count).
+template <bounds B, typename It, typename Int, typename Key, typename Comp>
+MGPU_HOST_DEVICE Int binary_search(It data, Int count, const Key& key, Comp comp) {
+  Int begin = 0, end = count;
+  while (begin < end) {
+    Int mid = begin + (end - begin) / 2;
+    bool go_right = B == bounds::upper ? !comp(key, data[mid]) : comp(data[mid], key);
+    if (go_right)
+      begin = mid + 1;
+    else
+      end = mid;
+  }
+  return begin;
+}
+
+// Merge Path (Odeh, Green, Mwassi, Shmueli, Birk, "Merge Path - Parallel Merging Made Simple",
+// 2012): how many of the first `diag` outputs of merging sorted a[0, a_count) and b[0, b_count)
+// come from a. With bounds::lower, a's elements go before equal elements of b (a stable merge,
+// as std::merge); with bounds::upper, b's go first.
+template <bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
+MGPU_HOST_DEVICE Int merge_path(AIt a, Int a_count, BIt b, Int b_count, Int diag, Comp comp) {
+  Int begin = diag > b_count ? diag - b_count : Int(0);
+  Int end = diag < a_count ? diag : a_count;
+  while (begin < end) {
+    Int mid = begin + (end - begin) / 2;
+    // Does a[mid] come out before b[diag - 1 - mid]?
+    bool a_first = B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
+    if (a_first)
+      begin = mid + 1;
+    else
+      end = mid;
+  }
+  return begin;
+}
+
+}  // namespace mgpu
