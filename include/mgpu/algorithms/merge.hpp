@@ -43,7 +43,7 @@ MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_
   merge_pair<K, P::vt> merged = cta_merge_from_shared<P::nt, P::vt>(s.keys, a_count, b_count, tid, comp);
   __syncthreads();
   reg_to_mem_thread<P::nt, P::vt>(merged.keys, out_keys + out_first, tid, total, s.keys);
-  if constexpr (!std::is_same<V, empty_t>::value) {
+  if constexpr (has_values_v<V>) {
     array_t<V, P::vt> values;
     MGPU_UNROLL
     for (int i = 0; i < P::vt; ++i) {
@@ -67,7 +67,7 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
   check_pointer(fn, "keys_out", out_keys, a_count + b_count);
   check_disjoint(fn, "keys_out", a_keys, a_count, out_keys, a_count + b_count);
   check_disjoint(fn, "keys_out", b_keys, b_count, out_keys, a_count + b_count);
-  if constexpr (!std::is_same<V, empty_t>::value) {
+  if constexpr (has_values_v<V>) {
     check_pointer(fn, "a_values", a_values, a_count);
     check_pointer(fn, "b_values", b_values, b_count);
     check_pointer(fn, "values_out", out_values, a_count + b_count);

@@ -22,7 +22,7 @@
 namespace mgpu {
 
 template <typename K, typename V = empty_t>
-using mergesort_params = launch_params<256, (sizeof(K) + (std::is_same<V, empty_t>::value ? 0 : sizeof(V)) > 8 ? 7 : 11)>;
+using mergesort_params = launch_params<256, (sizeof(K) + (has_values_v<V> ? sizeof(V) : 0) > 8 ? 7 : 11)>;
 
 namespace detail {
 
@@ -39,18 +39,20 @@ struct blocksort_storage {
 template <typename P, typename K, typename V, typename KeysIn, typename ValuesIn, typename Comp>
 void blocksort(KeysIn keys_in, ValuesIn values_in, std::int64_t count, K* keys_out, V* values_out, Comp comp,
                context& ctx) {
-  constexpr bool has_values = !std::is_same<V, empty_t>::value;
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<blocksort_storage<P, K, V>> storage;
     blocksort_storage<P, K, V>& s = storage.get();
     std::int64_t first = std::int64_t(tile) * P::nv;
     int valid = int(count - first < P::nv ? count - first : P::nv);
+    // (nvcc: a device lambda must not first capture a variable inside `if constexpr`.)
+    ValuesIn tile_values_in = values_in;
+    V* tile_values_out = values_out;
     array_t<K, P::vt> keys = mem_to_reg_thread<P::nt, P::vt, K>(keys_in + first, tid, valid, s.keys);
     array_t<V, P::vt> values;
-    if constexpr (has_values) values = mem_to_reg_thread<P::nt, P::vt, V>(values_in + first, tid, valid, s.values);
+    if constexpr (has_values_v<V>) values = mem_to_reg_thread<P::nt, P::vt, V>(tile_values_in + first, tid, valid, s.values);
     cta_sort<P::nt, P::vt, K, V>::sort(keys, values, s.sort, tid, valid, comp);
     reg_to_mem_thread<P::nt, P::vt>(keys, keys_out + first, tid, valid, s.keys);
-    if constexpr (has_values) reg_to_mem_thread<P::nt, P::vt>(values, values_out + first, tid, valid, s.values);
+    if constexpr (has_values_v<V>) reg_to_mem_thread<P::nt, P::vt>(values, tile_values_out + first, tid, valid, s.values);
   };
   cta_launch<P>(kernel, num_tiles<P>(count), ctx);
 }
@@ -98,10 +100,9 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
 template <typename params, typename K, typename V, typename ValuesIn, typename Comp>
 void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count, Comp comp,
                     context& ctx) {
-  constexpr bool has_values = !std::is_same<V, empty_t>::value;
   check_count(fn, "count", count);
   check_pointer(fn, "keys", keys, count);
-  if constexpr (has_values) {
+  if constexpr (has_values_v<V>) {
     check_pointer(fn, "values", values, count);
     check_disjoint(fn, "values", keys, count, values, count);
   }
@@ -112,7 +113,7 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
   while ((std::int64_t(1) << passes) < tiles) ++passes;
 
   buffer<K> keys_temp(passes ? count : 0, ctx);
-  buffer<V> values_temp(passes && has_values ? count : 0, ctx);
+  buffer<V> values_temp(passes && has_values_v<V> ? count : 0, ctx);
   // An odd number of passes starts in the temporaries, so that the last pass writes the caller's.
   K* src_keys = passes % 2 ? keys_temp.data() : keys;
   V* src_values = passes % 2 ? values_temp.data() : values;

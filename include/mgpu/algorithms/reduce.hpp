@@ -64,11 +64,9 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
     transform([=] MGPU_LAMBDA(std::int64_t) { output[0] = init; }, 1, ctx);
     return;
   }
-  int slots = ctx.props().sm_count * std::max(1, ctx.props().max_threads_per_sm / P::nt);
-  int grid = int(std::min<std::int64_t>(tiles, slots));
   auto fold_range = [=] MGPU_LAMBDA(int tid, int cta, T* partials) {
     __shared__ shared_storage<storage_t> storage;
-    std::int64_t first = tiles * cta / grid, last = tiles * (cta + 1) / grid;
+    std::int64_t first = tiles * cta / gridDim.x, last = tiles * (cta + 1) / gridDim.x;
     T total = detail::reduce_tiles<P, T>(tid, input, count, first, last, op, storage.get());
     if (tid == 0) {
       if (partials)
@@ -77,6 +75,9 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
         output[0] = op(init, total);
     }
   };
+  // One wave of CTAs: as many as fit on the device at once, each with an equal share of tiles.
+  int resident = platform::resident_ctas_per_sm<P::nt, P::min_ctas, decltype(fold_range), T*>(0);
+  int grid = int(std::min<std::int64_t>(tiles, std::int64_t(resident) * ctx.props().sm_count));
   if (grid == 1) {
     cta_launch<P>(fold_range, 1, ctx, static_cast<T*>(nullptr));
     return;

@@ -28,6 +28,9 @@ MGPU_HOST_DEVICE constexpr A div_up(A a, B b) {
 
 // A value of no size: the value type of keys-only sorts and merges.
 struct empty_t {};
+// Whether V is a real value type (not empty_t).
+template <typename V>
+constexpr bool has_values_v = !std::is_same<V, empty_t>::value;
 
 // Whether a scan's result for element i includes element i.
 enum class scan_kind { exclusive, inclusive };

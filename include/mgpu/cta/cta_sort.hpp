@@ -19,7 +19,6 @@ template <int NT, int VT, typename K, typename V = empty_t>
 struct cta_sort {
   static_assert(NT > 0 && (NT & (NT - 1)) == 0, "cta_sort needs a power-of-two NT");
   static constexpr int nv = NT * VT;
-  static constexpr bool has_values = !std::is_same<V, empty_t>::value;
   struct storage_t {
     union {
       K keys[nv + 1];  // one past the end: serial_merge reads ahead
@@ -50,7 +49,7 @@ struct cta_sort {
       merge_pair<K, VT> merged = serial_merge<VT>(storage.keys, range, comp);
       __syncthreads();
       keys = merged.keys;
-      if constexpr (has_values) {
+      if constexpr (has_values_v<V>) {
         MGPU_UNROLL
         for (int i = 0; i < VT; ++i) storage.values[VT * tid + i] = values[i];
         __syncthreads();

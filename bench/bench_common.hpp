@@ -1,0 +1,455 @@
+// bench/bench_common.hpp
+//
+// The machinery every case of mgpu_bench shares: device arrays, random inputs, the timing method
+// (shared/PERFORMANCE.md), the check of mgpu's output against the baseline's, and the report
+// (stdout table, CSV, closing summary). A case only builds its inputs, says how to call each
+// implementation and how many bytes the call must move (see mgpu_bench.cu).
+#pragma once
+
+#include <mgpu/core/context.hpp>
+#include <mgpu/core/cta_launch.hpp>
+#include <mgpu/platform/error.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace bench {
+
+// ---- device memory -----------------------------------------------------------------------------
+
+// An owning cudaMalloc array. Inputs and outputs are fixtures of the benchmark, not temporaries:
+// keeping them out of the context's pool leaves that pool to what the library allocates itself.
+template <class T>
+class device_array {
+ public:
+  device_array() = default;
+  explicit device_array(std::int64_t n) : n_(n) {
+    if (n > 0) MGPU_CUDA_CHECK(cudaMalloc(&p_, std::size_t(n) * sizeof(T)));
+  }
+  ~device_array() {
+    if (p_) cudaFree(p_);  // no check: may run while an exception unwinds
+  }
+  device_array(device_array&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  device_array& operator=(device_array&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  T* data() const { return p_; }
+  std::int64_t size() const { return n_; }
+
+  // One element, copied to the host (waits for `stream`).
+  T at(std::int64_t i, cudaStream_t stream) const {
+    T v;
+    MGPU_CUDA_CHECK(cudaMemcpyAsync(&v, p_ + i, sizeof(T), cudaMemcpyDeviceToHost, stream));
+    MGPU_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return v;
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::int64_t n_ = 0;
+};
+
+// ---- element types -----------------------------------------------------------------------------
+
+// The name a type goes by in the table and the CSV. Specialize for each type a case uses.
+template <class T>
+struct type_name;
+template <>
+struct type_name<std::int32_t> { static constexpr const char* value = "int32"; };
+template <>
+struct type_name<std::int64_t> { static constexpr const char* value = "int64"; };
+template <>
+struct type_name<float> { static constexpr const char* value = "float"; };
+
+// ---- random inputs -----------------------------------------------------------------------------
+
+// splitmix64's finalizer: a well-mixed hash of the index makes inputs reproducible and costs a
+// fraction of a millisecond for 2^28 values, so nothing large crosses PCIe.
+MGPU_HOST_DEVICE std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Maps 64 random bits to [lo, hi] (integers) or [lo, hi) (floating point). A separate function
+// because nvcc rejects a device lambda whose captures first appear inside `if constexpr`.
+template <class T>
+MGPU_HOST_DEVICE T random_value(std::uint64_t bits, T lo, T hi) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return T(double(lo) + double(hi - lo) * (double(bits >> 11) * 0x1p-53));
+  } else {
+    std::uint64_t span = std::uint64_t(hi) - std::uint64_t(lo) + 1;  // 0: the full range
+    return T(std::uint64_t(lo) + (span ? bits % span : bits));
+  }
+}
+
+// p[i] = random_value(hash(seed, i), lo, hi) for i in [0, n), on ctx's stream.
+template <class T>
+void fill_random(T* p, std::int64_t n, std::uint64_t seed, T lo, T hi, mgpu::context& ctx) {
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { p[i] = random_value(mix64(seed ^ mix64(std::uint64_t(i))), lo, hi); },
+                  n, ctx);
+}
+
+// ---- timing ------------------------------------------------------------------------------------
+
+// Holds the stream for `ns` nanoseconds. Enqueued before each timed run so that the host has
+// enqueued the whole run before the start event fires: small sizes then measure GPU time, not
+// the host's launch overhead. (A template only so that the header may be in several files.)
+template <int = 0>
+__global__ void spin_kernel(std::uint64_t ns) {
+  std::uint64_t start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+// Reads a scratch buffer (zeros) and never writes: the loads stay, the store never happens.
+template <int = 0>
+__global__ void read_kernel(const uint4* p, std::int64_t n, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+    uint4 v = p[i];
+    acc |= v.x | v.y | v.z | v.w;
+  }
+  if (acc) *sink = acc;
+}
+
+// Reads a scratch buffer twice the size of L2 before each timed run, so that inputs smaller than
+// L2 come from DRAM, as on the first call on fresh data, rather than from the previous run's
+// cache lines. Reading (not memset, as nvbench does) leaves L2 clean: the timed run then pays no
+// write-back of the flush's own lines.
+class l2_flush {
+ public:
+  explicit l2_flush(std::size_t l2_bytes)
+      : scratch_(std::int64_t(std::max<std::size_t>(2 * l2_bytes, 16) / 16)), sink_(1) {
+    MGPU_CUDA_CHECK(cudaMemset(scratch_.data(), 0, std::size_t(scratch_.size()) * sizeof(uint4)));
+    MGPU_CUDA_CHECK(cudaDeviceSynchronize());  // the context's stream does not wait for stream 0
+  }
+  void operator()(cudaStream_t stream) {
+    read_kernel<><<<1024, 256, 0, stream>>>(scratch_.data(), scratch_.size(), sink_.data());
+    MGPU_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  device_array<uint4> scratch_;
+  device_array<unsigned> sink_;
+};
+
+class event {
+ public:
+  event() { MGPU_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~event() { cudaEventDestroy(e_); }
+  event(const event&) = delete;
+  event& operator=(const event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// The median time in milliseconds of `reps` runs of f() on `stream`, after `warmup` untimed runs
+// (they load modules, fill the context's pool and settle clocks). Each run is bracketed by its own
+// pair of events; `flush`, when given, runs before each one, outside the events.
+template <class F>
+double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flush = nullptr) {
+  event start, stop;
+  std::vector<double> times;
+  for (int r = 0; r < warmup + reps; ++r) {
+    if (flush) (*flush)(stream);
+    spin_kernel<><<<1, 1, 0, stream>>>(100'000);  // 0.1 ms
+    MGPU_CUDA_CHECK(cudaGetLastError());
+    MGPU_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    f();
+    MGPU_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    MGPU_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    MGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    if (r >= warmup) times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  std::size_t m = times.size() / 2;
+  return times.size() % 2 ? times[m] : (times[m - 1] + times[m]) / 2;
+}
+
+// The practical ceiling of a streaming function: device-to-device cudaMemcpyAsync of 1 GiB, in
+// GB/s counting the bytes read plus the bytes written.
+inline double memcpy_gbps(cudaStream_t stream) {
+  const std::int64_t bytes = std::int64_t(1) << 30;
+  device_array<unsigned char> src(bytes), dst(bytes);
+  MGPU_CUDA_CHECK(cudaMemsetAsync(src.data(), 1, std::size_t(bytes), stream));
+  double ms = median_ms(
+      [&] { MGPU_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), std::size_t(bytes), cudaMemcpyDeviceToDevice, stream)); },
+      3, 10, stream);
+  return 2.0 * double(bytes) / (ms * 1e6);
+}
+
+// ---- checking mgpu against the baseline --------------------------------------------------------
+
+// Floating-point results differ by association order (tiles, look-back chains): for uniform
+// [0, 1) inputs a model of both scans differs by under 1e-5 at 2^28 elements. Integers must match
+// exactly.
+constexpr double float_rel_tol = 2e-4;
+
+template <class T>
+MGPU_HOST_DEVICE bool same_value(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    double x = double(a), y = double(b);
+    double scale = fmax(1.0, fmax(fabs(x), fabs(y)));
+    return fabs(x - y) <= float_rel_tol * scale;  // false for NaN
+  } else {
+    return a == b;
+  }
+}
+
+// stats[0] += number of i with a[i] != b[i]; stats[1] = min(stats[1], first such i).
+template <class T>
+__global__ void mismatch_kernel(const T* a, const T* b, std::int64_t n, unsigned long long* stats) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    if (!same_value(a[i], b[i])) {
+      atomicAdd(&stats[0], 1ull);
+      atomicMin(&stats[1], (unsigned long long)i);
+    }
+}
+
+struct mismatches {
+  std::int64_t count = 0;
+  std::int64_t first = -1;  // -1 when count is 0
+};
+
+// Compares a[0, n) with b[0, n) on the device (waits for `stream`).
+template <class T>
+mismatches compare_arrays(const T* a, const T* b, std::int64_t n, cudaStream_t stream) {
+  device_array<unsigned long long> stats(2);
+  unsigned long long host[2] = {0, ULLONG_MAX};
+  MGPU_CUDA_CHECK(cudaMemcpyAsync(stats.data(), host, sizeof host, cudaMemcpyHostToDevice, stream));
+  int blocks = int(std::min<std::int64_t>(4096, std::max<std::int64_t>(1, (n + 255) / 256)));
+  mismatch_kernel<<<blocks, 256, 0, stream>>>(a, b, n, stats.data());
+  MGPU_CUDA_CHECK(cudaGetLastError());
+  MGPU_CUDA_CHECK(cudaMemcpyAsync(host, stats.data(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(stream));
+  mismatches m;
+  m.count = std::int64_t(host[0]);
+  if (m.count) m.first = std::int64_t(host[1]);
+  return m;
+}
+
+// ---- the report --------------------------------------------------------------------------------
+
+// A comma-separated file with a header row; fields with commas or quotes are quoted.
+class csv_writer {
+ public:
+  csv_writer() = default;
+  csv_writer(const std::string& path, const std::vector<std::string>& header) : file_(path) {
+    if (!file_) throw std::runtime_error("cannot write " + path);
+    row(header);
+  }
+  explicit operator bool() const { return file_.is_open(); }
+  void row(const std::vector<std::string>& fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) file_ << (i ? "," : "") << quoted(fields[i]);
+    file_ << '\n';
+    file_.flush();  // a crash later in the run keeps the rows so far
+  }
+
+ private:
+  static std::string quoted(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  }
+  std::ofstream file_;
+};
+
+inline std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// "2^24" for powers of two, the number otherwise.
+inline std::string size_text(std::int64_t n) {
+  if (n > 0 && (n & (n - 1)) == 0) {
+    int lg = 0;
+    while ((std::int64_t(1) << lg) < n) ++lg;
+    return "2^" + std::to_string(lg);
+  }
+  return std::to_string(n);
+}
+
+template <class T>
+std::string value_text(T v) {
+  std::ostringstream s;
+  s.precision(9);
+  s << v;
+  return s.str();
+}
+
+// What one case measures: a primitive on one element type and size.
+struct case_id {
+  std::string primitive, type;
+  std::int64_t n;
+  std::string text() const { return primitive + " " + type + " n=" + size_text(n); }
+};
+
+// Collects the measurements: prints a table row per case, writes two CSV rows per case (one per
+// implementation), and closes with a summary that fits in the visible tail of a log.
+class report {
+ public:
+  report(std::string date, std::string device, double memcpy_gbps, const std::string& csv_path)
+      : date_(std::move(date)), device_(std::move(device)), memcpy_gbps_(memcpy_gbps) {
+    if (!csv_path.empty())
+      csv_ = csv_writer(csv_path, {"date", "device", "primitive", "type", "n", "impl", "ms", "gelems_per_s",
+                                   "gb_per_s", "pct_memcpy", "speedup_vs_cccl"});
+  }
+
+  // `bytes`: the fewest bytes the call must move (inputs read once, outputs written once).
+  void add(const case_id& c, double bytes, double mgpu_ms, const std::string& base, double base_ms) {
+    if (c.primitive != last_primitive_) {
+      std::printf("\n%-15s %-6s %5s | %s | %s | %s\n", "primitive", "type", "n", heading("mgpu").c_str(),
+                  heading(base).c_str(), "speedup");
+      last_primitive_ = c.primitive;
+    }
+    double speedup = base_ms / mgpu_ms;
+    std::printf("%-15s %-6s %5s | %s | %s | %6.3fx\n", c.primitive.c_str(), c.type.c_str(), size_text(c.n).c_str(),
+                columns(c.n, bytes, mgpu_ms).c_str(), columns(c.n, bytes, base_ms).c_str(), speedup);
+    csv_row(c, "mgpu", bytes, mgpu_ms, speedup);
+    csv_row(c, base, bytes, base_ms, 1.0);
+    rows_.push_back({c, bytes, mgpu_ms, base_ms});
+  }
+
+  void mismatch(const case_id& c, const std::string& detail) {
+    std::printf("!!!!!!!! MISMATCH %s: %s\n", c.text().c_str(), detail.c_str());
+    failed_.push_back("MISMATCH " + c.text());
+  }
+  void error(const case_id& c, const std::string& what) {
+    std::printf("!!!!!!!! ERROR %s: %s\n", c.text().c_str(), what.c_str());
+    failed_.push_back("ERROR " + c.text());
+    ++errors_;  // a case that threw has no row
+  }
+  bool failed() const { return !failed_.empty(); }
+
+  // The 2^28 int32 rows (the targets of shared/PERFORMANCE.md are stated there), then the failures.
+  void summary() const {
+    std::printf("\n== summary: int32, n = 2^28 (memcpy %.0f GB/s on %s)\n", memcpy_gbps_, device_.c_str());
+    bool any = false;
+    for (const row& r : rows_)
+      if (r.c.type == "int32" && r.c.n == (std::int64_t(1) << 28)) {
+        std::printf("%-15s mgpu %8.4f ms  %5.1f%% of memcpy   baseline %8.4f ms  %5.1f%%   speedup %.3fx\n",
+                    r.c.primitive.c_str(), r.mgpu_ms, pct(r.bytes, r.mgpu_ms), r.base_ms, pct(r.bytes, r.base_ms),
+                    r.base_ms / r.mgpu_ms);
+        any = true;
+      }
+    if (!any) std::printf("(no int32 2^28 case ran)\n");
+    if (failed_.empty()) {
+      std::printf("%zu cases, all mgpu results match the baseline\n", rows_.size());
+    } else {
+      std::printf("!!!!!!!! %zu of %zu cases FAILED:\n", failed_.size(), rows_.size() + errors_);
+      for (const std::string& f : failed_) std::printf("  %s\n", f.c_str());
+    }
+  }
+
+ private:
+  struct row {
+    case_id c;
+    double bytes, mgpu_ms, base_ms;
+  };
+  double gbps(double bytes, double ms) const { return bytes / (ms * 1e6); }
+  double pct(double bytes, double ms) const { return 100.0 * gbps(bytes, ms) / memcpy_gbps_; }
+  static std::string heading(const std::string& impl) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%9s %8s %8s %5s", (impl + " ms").c_str(), "Gelem/s", "GB/s", "%cpy");
+    return buf;
+  }
+  std::string columns(std::int64_t n, double bytes, double ms) const {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%9.5f %8.1f %8.1f %4.0f%%", ms, double(n) / (ms * 1e6), gbps(bytes, ms),
+                  pct(bytes, ms));
+    return buf;
+  }
+  void csv_row(const case_id& c, const std::string& impl, double bytes, double ms, double speedup) {
+    if (!csv_) return;
+    csv_.row({date_, device_, c.primitive, c.type, std::to_string(c.n), impl, fixed(ms, 6),
+              fixed(double(c.n) / (ms * 1e6), 3), fixed(gbps(bytes, ms), 2), fixed(pct(bytes, ms), 2),
+              fixed(speedup, 4)});
+  }
+
+  std::string date_, device_;
+  double memcpy_gbps_;
+  csv_writer csv_;
+  std::vector<row> rows_;
+  std::vector<std::string> failed_;
+  std::size_t errors_ = 0;
+  std::string last_primitive_;
+};
+
+// ---- what a case sees ------------------------------------------------------------------------
+
+// CUB's two-call protocol: the first call only sizes the temporary storage. Sizing and
+// allocating it here, when the case is built, keeps both out of the timed region.
+// f(void* temp, std::size_t& temp_bytes) makes the CUB call and returns its cudaError_t.
+template <class F>
+class cub_call {
+ public:
+  explicit cub_call(F f) : f_(f) {
+    MGPU_CUDA_CHECK(f_(nullptr, bytes_));
+    temp_ = device_array<unsigned char>(std::int64_t(std::max<std::size_t>(bytes_, 1)));
+  }
+  void operator()() { MGPU_CUDA_CHECK(f_(temp_.data(), bytes_)); }
+
+ private:
+  F f_;
+  std::size_t bytes_ = 0;
+  device_array<unsigned char> temp_;
+};
+
+// CUB picks its offset type from the type of the count: an int count selects 32-bit offsets,
+// its fastest path and what a caller with fewer than 2^31 items passes.
+inline int cub_count(std::int64_t n) {
+  if (n > INT_MAX) throw std::invalid_argument("cub_count: n does not fit in int");
+  return int(n);
+}
+
+struct env {
+  mgpu::context& ctx;
+  int warmup, reps;
+  l2_flush& flush;
+  report& out;
+  std::uint64_t seed = 0x6d677075;
+
+  cudaStream_t stream() const { return ctx.stream(); }
+
+  // Times mgpu_run() and base_run() (same inputs, separate outputs) and reports both.
+  template <class M, class B>
+  void compare(const case_id& c, double bytes, M&& mgpu_run, B&& base_run, const std::string& base = "cccl") {
+    double mgpu_ms = median_ms(mgpu_run, warmup, reps, stream(), &flush);
+    double base_ms = median_ms(base_run, warmup, reps, stream(), &flush);
+    out.add(c, bytes, mgpu_ms, base, base_ms);
+  }
+
+  // Reports a MISMATCH unless mgpu_out[0, n) equals base_out[0, n) (see same_value).
+  template <class T>
+  void check(const case_id& c, const device_array<T>& mgpu_out, const device_array<T>& base_out, std::int64_t n) {
+    mismatches m = compare_arrays(mgpu_out.data(), base_out.data(), n, stream());
+    if (m.count)
+      out.mismatch(c, std::to_string(m.count) + " of " + std::to_string(n) + " elements differ; first at " +
+                          std::to_string(m.first) + ": mgpu " + value_text(mgpu_out.at(m.first, stream())) +
+                          ", baseline " + value_text(base_out.at(m.first, stream())));
+  }
+};
+
+}  // namespace bench
