@@ -83,15 +83,17 @@ inline unsigned __ballot_sync(unsigned mask, int predicate) {
 }
 inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 inline int __all_sync(unsigned mask, int predicate) {
-  // Lanes of the mask that have exited do not vote, as on the hardware.
-  unsigned voters = mask & ::mgpu::sim::runner().active_mask();
-  return (__ballot_sync(mask, predicate) & voters) == voters;
+  // Lanes of the mask that have exited do not vote, as on the hardware: compare the ballot with
+  // the lanes that voted (the high word of the vote's result).
+  std::uint64_t vote = ::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::vote, mask, 0, predicate != 0,
+                                                             ::mgpu::sim::shfl_mode::idx, 0);
+  return unsigned(vote) == unsigned(vote >> 32);
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
   ::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::sync, mask, 0, 0,
                                         ::mgpu::sim::shfl_mode::idx, 0);
 }
-// Fibers do not diverge within a warp: every lane that has not exited counts as active.
+// The lanes of the warp that reach __activemask together (see cta_runner::active_mask).
 inline unsigned __activemask() { return ::mgpu::sim::runner().active_mask(); }
 inline unsigned __lanemask_lt() { return (1u << (threadIdx.x % 32)) - 1; }
 
@@ -117,12 +119,14 @@ T __ldg(const T* p) { return *p; }
 // ---- fences, sleep, trap ----
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-// A spinning thread gives its OS thread away, and is cancelled here if its launch aborted (so a
-// CTA waiting on a failed one does not spin forever).
+// A spinning thread lets its CTA's other threads run (one may set what it waits for) and gives
+// its OS thread away (another CTA may); it is cancelled here if its launch aborted, so a CTA
+// waiting on a failed one does not spin forever.
 inline void __nanosleep(unsigned) {
-  if (::mgpu::sim::detail::tls_runner && ::mgpu::sim::detail::tls_runner->launch_aborted())
-    throw ::mgpu::sim::fiber_cancel{};
+  ::mgpu::sim::detail::cta_runner* runner = ::mgpu::sim::detail::tls_runner;
+  if (runner && runner->launch_aborted()) throw ::mgpu::sim::fiber_cancel{};
   std::this_thread::yield();
+  if (runner) runner->pause();
 }
 inline void __trap() { throw ::mgpu::sim::kernel_error("kernel called __trap()"); }
 

@@ -127,6 +127,7 @@ struct pending_collective {
 
 struct warp_exchange {
   std::uint32_t alive = 0;  // lanes that exist and have not exited
+  std::uint32_t active_waiting = 0;  // lanes waiting in __activemask
   std::vector<pending_collective> pending;
 };
 
@@ -148,17 +149,21 @@ class cta_runner {
   int sync_threads(int predicate, int reduction);
   std::uint64_t warp_collective(warp_op op, std::uint32_t mask, std::uint64_t value,
                                 std::uint32_t operand, shfl_mode mode, std::uint32_t clamp);
-  std::uint32_t active_mask() { return warps_[current().warp].alive; }
+  // Back-off of a spin-wait: lets the CTA's other fibers run before this one continues.
+  void pause() { suspend_current(fiber_state::runnable); }
+  std::uint32_t active_mask();
   bool launch_aborted() const;
 
  private:
   static void fiber_entry(fctx::transfer_t from);
   void resume(int index);
-  void block_current();
+  void block_current() { suspend_current(fiber_state::blocked); }
+  void suspend_current(fiber_state state);
   void on_exit(fiber& f);
   void release_barrier();
   void complete(warp_exchange& w, std::size_t group);
   void try_complete_all(warp_exchange& w);
+  void try_complete_active(warp_exchange& w);
   void cancel_all();
 
   std::size_t stack_size_;
@@ -261,9 +266,13 @@ inline void cta_runner::resume(int index) {
 }
 
 // Suspends the calling fiber until another fiber marks it runnable.
-inline void cta_runner::block_current() {
+// Suspends the calling fiber: `blocked` until another fiber wakes it, or `runnable` to let the
+// CTA's other fibers run first (a spin-wait's back-off).
+inline void cta_runner::suspend_current(fiber_state state) {
   fiber& f = current();
-  f.state = fiber_state::blocked;
+  f.state = state;
+  if (state == fiber_state::blocked)
+    try_complete_active(warps_[f.warp]);  // a lane blocked here does not reach a pending __activemask
   asan_start_switch(&f.asan_fake_stack, scheduler_stack_bottom_, scheduler_stack_size_);
   fctx::transfer_t back = fctx::jump_fcontext(scheduler_, nullptr);
   scheduler_ = back.fctx;
@@ -317,8 +326,11 @@ inline std::uint64_t cta_runner::warp_collective(warp_op op, std::uint32_t mask,
   auto it = std::find_if(w.pending.begin(), w.pending.end(),
                          [&](const pending_collective& p) { return p.mask == mask; });
   if (it == w.pending.end()) {
+    // Masks may overlap: a lane named by a pending collective may take part in another one first.
+    // It is an error when this lane is named by a pending collective whose waiting lanes this
+    // lane's mask names: each side waits for the other.
     for (const pending_collective& p : w.pending)
-      if (p.mask & mask)
+      if ((p.mask & bit) && (p.arrived & mask))
         throw kernel_error("warp intrinsic: lanes met with overlapping but different member masks");
     it = w.pending.emplace(w.pending.end());
     it->mask = mask;
@@ -353,7 +365,7 @@ inline void cta_runner::complete(warp_exchange& w, std::size_t group) {
     if (!(p.arrived >> lane & 1)) continue;
     std::uint64_t result = 0;
     if (p.op == warp_op::vote) {
-      result = ballot;
+      result = ballot | std::uint64_t(p.arrived) << 32;  // the voters, for __all_sync
     } else if (p.op == warp_op::shfl) {
       int b = int(p.operand[lane] & 31), c = int(p.clamp & 31), segmask = int(p.clamp >> 8 & 31);
       int max_lane = (lane & segmask) | (c & ~segmask), min_lane = lane & segmask;
@@ -386,6 +398,36 @@ inline void cta_runner::try_complete_all(warp_exchange& w) {
   }
 }
 
+// __activemask: the lanes that reach it together. Fibers of a warp run one after another, so a
+// lane waits until every other live lane of its warp has either reached it too or blocked
+// elsewhere (a barrier, another collective); otherwise lanes that ran ahead to the end of the
+// kernel would be missing from the mask of converged code.
+inline std::uint32_t cta_runner::active_mask() {
+  fiber& f = current();
+  warp_exchange& w = warps_[f.warp];
+  w.active_waiting |= 1u << f.lane;
+  try_complete_active(w);
+  if (w.active_waiting >> f.lane & 1) block_current();
+  return std::uint32_t(f.collective_result);
+}
+
+inline void cta_runner::try_complete_active(warp_exchange& w) {
+  if (!w.active_waiting) return;
+  std::size_t warp_base = std::size_t(&w - warps_.data()) * 32;
+  std::uint32_t others = w.alive & ~w.active_waiting;
+  for (int lane = 0; lane < 32; ++lane)
+    if ((others >> lane & 1) && fibers_[warp_base + std::size_t(lane)].state != fiber_state::blocked)
+      return;  // it may still arrive
+  std::uint32_t active = w.active_waiting;
+  w.active_waiting = 0;
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!(active >> lane & 1)) continue;
+    fiber& target = fibers_[warp_base + std::size_t(lane)];
+    target.collective_result = active;
+    if (target.state == fiber_state::blocked) target.state = fiber_state::runnable;
+  }
+}
+
 inline void cta_runner::on_exit(fiber& f) {
   f.state = fiber_state::finished;
   --live_;
@@ -395,6 +437,7 @@ inline void cta_runner::on_exit(fiber& f) {
   // An exited thread no longer holds back a barrier or a warp collective.
   if (waiting_ > 0 && waiting_ == live_) release_barrier();
   try_complete_all(w);
+  try_complete_active(w);
 }
 
 inline void cta_runner::cancel_all() {
