@@ -143,6 +143,40 @@ void demo_write_your_own_kernel(mgpu::context& ctx) {
   print_array(tile_totals, "%4d");
 }
 
+// ---- bulk remove and bulk insert ---------------------------------------------------------------
+
+void demo_bulk(mgpu::context& ctx) {
+  std::printf("\n\nBULK REMOVE DEMONSTRATION:\n\n");
+
+  // 100 ascending integers, 0 to 99.
+  const int n = 100;
+  mgpu::buffer<int> data(n, ctx);
+  int* d = data.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { d[i] = int(i); }, n, ctx);
+  std::printf("Input array:\n");
+  print_array(data, "%4d");
+
+  // Remove every 3rd element: the indices 0, 3, 6, ... come from a step_iterator.
+  const int remove_count = int(mgpu::div_up(n, 3));
+  mgpu::buffer<int> kept(n - remove_count, ctx);
+  mgpu::bulk_remove(data.data(), n, mgpu::make_step_iterator(0, 3), remove_count, kept.data(), ctx);
+  std::printf("\nRemoving every 3rd element:\n");
+  print_array(kept, "%4d");
+
+  std::printf("\n\nBULK INSERT DEMONSTRATION:\n\n");
+  std::printf("Input array:\n");
+  print_array(data, "%4d");
+
+  // Insert 1000, 1010, 1020, ... before every 5th element starting at index 2; values and
+  // insertion indices are both step_iterators.
+  const int insert_count = int(mgpu::div_up(n - 2, 5));
+  mgpu::buffer<int> grown(n + insert_count, ctx);
+  mgpu::bulk_insert(mgpu::make_step_iterator(1000, 10), insert_count, mgpu::make_step_iterator(2, 5), data.data(), n,
+                    grown.data(), ctx);
+  std::printf("\nInserting before every 5th element starting at item 2:\n");
+  print_array(grown, "%4d");
+}
+
 }  // namespace
 
 int main() {
@@ -156,6 +190,7 @@ int main() {
     std::printf("mgpu demo on %s (%s backend)\n", ctx.props().name.c_str(), backend);
     demo_reduce_scan(ctx);
     demo_write_your_own_kernel(ctx);
+    demo_bulk(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());

@@ -29,4 +29,6 @@
 #include "algorithms/scan.hpp"
 #include "algorithms/merge.hpp"
 #include "algorithms/mergesort.hpp"
+#include "algorithms/bulk_remove.hpp"
+#include "algorithms/bulk_insert.hpp"
 #include "algorithms/partition.hpp"

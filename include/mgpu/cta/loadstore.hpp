@@ -93,12 +93,9 @@ MGPU_DEVICE void reg_to_mem_thread(const array_t<T, VT>& x, It output, int tid, 
   reg_to_mem_strided<NT, VT>(y, output, tid, count);
 }
 
-// ---- direct thread-order access with 16-byte vectors ----
-// A warp's 16-byte loads at a stride of VT * sizeof(T) bytes touch every 32-byte sector of the
-// warp's span exactly once between them (neighbouring vectors share sectors through L1), so
-// thread order comes straight from global memory without a shared-memory transpose.
+// ---- when 16-byte vector loads apply ----
 
-// True when VT values of T per thread move as whole 16-byte vectors.
+// True when VT values of T per thread make whole 16-byte vectors.
 template <int VT, typename T>
 constexpr bool vectorizable_v = std::is_arithmetic<T>::value && (VT * sizeof(T)) % 16 == 0;
 
@@ -107,36 +104,9 @@ template <typename It, typename T>
 constexpr bool is_pointer_to_v =
     std::is_pointer<It>::value && std::is_same<std::remove_cv_t<std::remove_pointer_t<It>>, T>::value;
 
-// Whether `p` and a tile of `count`-element strides keep 16-byte alignment (host or device).
 template <typename T>
 MGPU_HOST_DEVICE bool aligned_16(const T* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-}
-
-// Values [VT * tid, VT * tid + VT) of a full tile at `tile` (16-byte aligned).
-template <int VT, typename T>
-MGPU_DEVICE array_t<T, VT> load_thread_vectorized(const T* tile, int tid) {
-  static_assert(vectorizable_v<VT, T>, "VT * sizeof(T) must be a multiple of 16");
-  constexpr int vectors = int(VT * sizeof(T) / 16);
-  const int4* src = reinterpret_cast<const int4*>(tile + VT * tid);
-  int4 v[vectors];
-  MGPU_UNROLL
-  for (int i = 0; i < vectors; ++i) v[i] = src[i];
-  array_t<T, VT> x;
-  std::memcpy(&x, v, sizeof(v));
-  return x;
-}
-
-// Stores values [VT * tid, VT * tid + VT) of a full tile at `tile` (16-byte aligned).
-template <int VT, typename T>
-MGPU_DEVICE void store_thread_vectorized(const array_t<T, VT>& x, T* tile, int tid) {
-  static_assert(vectorizable_v<VT, T>, "VT * sizeof(T) must be a multiple of 16");
-  constexpr int vectors = int(VT * sizeof(T) / 16);
-  int4 v[vectors];
-  std::memcpy(v, &x, sizeof(v));
-  int4* dst = reinterpret_cast<int4*>(tile + VT * tid);
-  MGPU_UNROLL
-  for (int i = 0; i < vectors; ++i) dst[i] = v[i];
 }
 
 }  // namespace mgpu

@@ -29,7 +29,7 @@ class lookback_state {
 
   // Values of 4 bytes or fewer share one 64-bit word with their status, so one store publishes
   // both. Larger values go in two arrays (aggregates and prefixes, written once each) behind a
-  // status word and a fence.
+  // status word written with release and read with acquire semantics.
   static constexpr bool packed = sizeof(T) <= 4;
 
   // Bytes of device memory for `num_tiles` tiles. Zero them before the kernel runs.
@@ -65,8 +65,7 @@ class lookback_state {
       unsigned* dst = (status == status_prefix ? prefixes_ : aggregates_) + std::size_t(tile) * words;
 MGPU_UNROLL
       for (int i = 0; i < words; ++i) store_relaxed(dst + i, w[i]);
-      thread_fence();  // the value is visible before the status that announces it
-      store_relaxed(status_ + tile, status);
+      store_release(status_ + tile, status);  // the value is visible before the status announcing it
     }
   }
 
@@ -114,9 +113,8 @@ MGPU_UNROLL
       std::memcpy(&value, &bits, sizeof(T));
       return unsigned(word);
     } else {
-      unsigned status = load_relaxed(status_ + tile);
+      unsigned status = load_acquire(status_ + tile);  // the value is read after its status
       if (status != status_empty) {
-        thread_fence();  // read the value only after its announcing status
         const unsigned* src = (status == status_prefix ? prefixes_ : aggregates_) + std::size_t(tile) * words;
         unsigned w[words];
 MGPU_UNROLL

@@ -79,6 +79,32 @@ MGPU_DEVICE void store_relaxed(T* address, T value) {
 #endif
 }
 
+// A store that publishes: every write of this thread before it is visible to a thread that
+// reads this value with load_acquire (st.release.gpu).
+MGPU_DEVICE void store_release(unsigned* address, unsigned value) {
+#if defined(MGPU_DEVICE_PASS)
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(address), "r"(value) : "memory");
+#elif defined(MGPU_BACKEND_CUDA)
+  (void)address, (void)value;  // host pass: never called
+#else
+  __atomic_store_n(address, value, __ATOMIC_RELEASE);
+#endif
+}
+// A load that acquires: what the publishing thread wrote before its store_release is visible to
+// this thread's later loads (ld.acquire.gpu).
+MGPU_DEVICE unsigned load_acquire(const unsigned* address) {
+#if defined(MGPU_DEVICE_PASS)
+  unsigned value;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
+  return value;
+#elif defined(MGPU_BACKEND_CUDA)
+  (void)address;
+  return 0;  // host pass: never called
+#else
+  return __atomic_load_n(address, __ATOMIC_ACQUIRE);
+#endif
+}
+
 // Orders this thread's memory accesses for every thread of the device.
 MGPU_DEVICE void thread_fence() { __threadfence(); }
 

@@ -1,0 +1,213 @@
+// mgpu/algorithms/bulk_remove.hpp
+//
+// bulk_remove: drop the elements at a sorted list of positions, keeping the order of the rest.
+// Partition: a binary search of every tile's first position in the removal indices says which
+// indices fall in each tile (and so where the tile's survivors start in the output). Work: each
+// CTA marks its removed slots in shared memory, ranks the survivors with a CTA scan, gathers them
+// together in shared memory and stores them with coalesced writes.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/checks.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../cta/cta_scan.hpp"
+#include "../cta/loadstore.hpp"
+#include "../platform/error.hpp"
+#include "partition.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace mgpu {
+
+// Default shape: 128 threads; about 60 bytes of values per thread, with VT odd so that the
+// thread-order walks over the tile's int slots (stride VT) hit 32 different banks.
+template <typename T>
+using bulk_remove_params =
+    launch_params<128, (sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 11 : sizeof(T) <= 16 ? 7 : 3)>;
+
+namespace detail {
+
+// Index values of any integer type, widened for comparisons with 64-bit positions.
+struct index_to_int64 {
+  template <typename I>
+  MGPU_HOST_DEVICE std::int64_t operator()(const I& i) const {
+    return std::int64_t(i);
+  }
+};
+
+template <typename It>
+transform_iterator<index_to_int64, It> indices_as_int64(It indices) {
+  static_assert(std::is_integral<iterator_value_t<It>>::value, "indices must have an integer value type");
+  return make_transform_iterator(indices, index_to_int64());
+}
+
+// Checked mode, shared by bulk_remove and bulk_insert: one pass over indices[0, count) counts the
+// entries outside [lo, hi], those below their predecessor and (with `unique`) those equal to it,
+// into device memory; the host reads the counts back and throws precondition_error naming `fn`
+// if any is non-zero. Nothing else is written.
+template <typename IndicesIt>
+void check_sorted_indices(const char* fn, IndicesIt indices, std::int64_t count, std::int64_t lo, std::int64_t hi,
+                          const char* range_text, bool unique, context& ctx) {
+  if (count == 0) return;
+  buffer<unsigned long long> counters(3, ctx);
+  platform::memset_device(counters.data(), 0, 3 * sizeof(unsigned long long), ctx.stream());
+  unsigned long long* c = counters.data();
+  auto idx = indices_as_int64(indices);
+  transform([=] MGPU_LAMBDA(std::int64_t i) {
+    std::int64_t v = idx[i];
+    if (v < lo || v > hi) atomicAdd(c + 0, 1ull);
+    if (i > 0) {
+      std::int64_t previous = idx[i - 1];
+      if (v < previous)
+        atomicAdd(c + 1, 1ull);
+      else if (unique && v == previous)
+        atomicAdd(c + 2, 1ull);
+    }
+  }, count, ctx);
+  std::vector<unsigned long long> found = counters.to_host();
+  if (!found[0] && !found[1] && !found[2]) return;
+  std::string problems;
+  auto add = [&](unsigned long long n, const std::string& what) {
+    if (!n) return;
+    problems += problems.empty() ? " " : "; ";
+    problems += std::to_string(n) + " " + what;
+  };
+  add(found[0], std::string(found[0] == 1 ? "entry" : "entries") + " outside " + range_text);
+  add(found[1], std::string(found[1] == 1 ? "entry" : "entries") +
+                    " smaller than the one before (indices must be sorted ascending)");
+  add(found[2], std::string(found[2] == 1 ? "entry" : "entries") +
+                    " equal to the one before (indices must be unique)");
+  throw precondition_error(std::string(fn) + ": precondition violated: argument 'indices' has" + problems);
+}
+
+template <int NT, int NV, typename T>
+struct bulk_remove_storage {
+  typename cta_scan<NT, int>::storage_t scan;
+  union {
+    int slots[NV];  // per tile slot: 1 kept, 0 removed; then the kept slots' ranks (-1 removed)
+    T values[NV];   // the survivors, packed
+  };
+};
+
+}  // namespace detail
+
+// Copies input[0, count) to output[0, count - indices_count), leaving out the elements at the
+// positions indices[0, indices_count); the survivors keep their order.
+//
+//   input:  random-access iterator of any copyable value type T (a user struct is fine).
+//   indices: random-access iterator of an integer type: sorted ascending, no repeats, each in
+//            [0, count) (so indices_count <= count).
+//   output: random-access output iterator; count - indices_count elements are written. It must
+//           not overlap input or indices (not even exactly: the call is not in place).
+//
+// Stream-ordered on ctx's stream: the host does not wait, except in checked mode. Temporary
+// memory (one 64-bit split per tile) comes from ctx. `params` overrides the tile shape
+// (default bulk_remove_params<T>).
+//
+// Throws std::invalid_argument, before any work, for a negative count or indices_count,
+// indices_count > count, a null pointer with a non-zero count, or an output that overlaps an
+// input. With ctx.checked(), first validates the indices on the device and throws
+// mgpu::precondition_error (naming the problems) if any is unsorted, repeated or out of range;
+// outputs are then untouched. Unchecked, such indices give unspecified output (the call still
+// reads and writes only inside the arrays).
+template <typename params = void, typename InputIt, typename IndicesIt, typename OutputIt>
+void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int64_t indices_count,
+                 OutputIt output, context& ctx) {
+  constexpr const char* fn = "mgpu::bulk_remove";
+  using T = iterator_value_t<InputIt>;
+  detail::check_count(fn, "count", count);
+  detail::check_count(fn, "indices_count", indices_count);
+  if (indices_count > count)
+    detail::throw_argument(fn, "indices_count", "exceeds count (" + std::to_string(indices_count) + " > " +
+                                                    std::to_string(count) + ")");
+  const std::int64_t out_count = count - indices_count;
+  detail::check_pointer(fn, "input", input, count);
+  detail::check_pointer(fn, "indices", indices, indices_count);
+  detail::check_pointer(fn, "output", output, out_count);
+  detail::check_disjoint(fn, "output", input, count, output, out_count);
+  detail::check_disjoint(fn, "output", indices, indices_count, output, out_count);
+
+  if (ctx.checked()) detail::check_sorted_indices(fn, indices, indices_count, 0, count - 1, "[0, count)", true, ctx);
+  if (out_count == 0) return;
+
+  using P = params_or<params, bulk_remove_params<T>>;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  using scan_t = cta_scan<NT, int>;
+  using storage_t = detail::bulk_remove_storage<NT, NV, T>;
+  int tiles = num_tiles<P>(count, fn);
+
+  // partitions[t]: how many indices fall before tile t's first position, which is also how far
+  // tile t's survivors move left.
+  auto idx = detail::indices_as_int64(indices);
+  buffer<std::int64_t> partitions =
+      binary_search_partitions(idx, indices_count, count, NV, less<std::int64_t>(), ctx);
+  const std::int64_t* p = partitions.data();
+
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<storage_t> shared;
+    storage_t& s = shared.get();
+    std::int64_t base = std::int64_t(tile) * NV;
+    int valid = int(count - base < NV ? count - base : NV);
+    std::int64_t removed_begin = p[tile];
+    int removed = int(p[tile + 1] - removed_begin);
+
+    // The loads go first, in coalesced rows: their latency hides behind the marking and the scan.
+    auto tile_input = input + base;
+    array_t<T, VT> x{};  // (initialized only to quiet g++'s -Wmaybe-uninitialized)
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (NT * i + tid < valid) x[i] = tile_input[NT * i + tid];
+
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) s.slots[NT * i + tid] = NT * i + tid < valid;
+    __syncthreads();
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      int k = NT * i + tid;
+      if (k < removed) {
+        std::int64_t slot = idx[removed_begin + k] - base;
+        if (slot >= 0 && slot < valid) s.slots[slot] = 0;  // (only unsorted input fails this)
+      }
+    }
+    __syncthreads();
+
+    // Each thread counts the survivors among its VT consecutive slots; a CTA scan turns the
+    // counts into each thread's first output rank, and the reduction is the tile's output size.
+    array_t<int, VT> kept;
+    int thread_kept = 0;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) thread_kept += kept[i] = s.slots[VT * tid + i];
+    typename scan_t::result_t scan = scan_t::exclusive(tid, thread_kept, s.scan, plus<int>(), 0);
+    int rank = scan.scan;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) s.slots[VT * tid + i] = kept[i] ? rank++ : -1;
+    __syncthreads();
+
+    // Survivors move to their ranks in shared memory, then out in coalesced rows.
+    array_t<int, VT> dest;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) dest[i] = s.slots[NT * i + tid];
+    __syncthreads();
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (dest[i] >= 0) s.values[dest[i]] = x[i];
+    __syncthreads();
+    std::int64_t out_first = base - removed_begin;
+    int tile_out = scan.reduction;
+    // Sorted indices always pass this test; it keeps misuse (unchecked, unsorted) inside output.
+    if (out_first < 0 || out_first + tile_out > out_count) tile_out = 0;
+    auto tile_output = output + out_first;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (NT * i + tid < tile_out) tile_output[NT * i + tid] = s.values[NT * i + tid];
+  };
+  cta_launch<P>(kernel, tiles, ctx);
+}
+
+}  // namespace mgpu
