@@ -32,3 +32,4 @@
 #include "algorithms/bulk_remove.hpp"
 #include "algorithms/bulk_insert.hpp"
 #include "algorithms/partition.hpp"
+#include "algorithms/segmented_sort.hpp"

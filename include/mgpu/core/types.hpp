@@ -35,6 +35,24 @@ constexpr bool has_values_v = !std::is_same<V, empty_t>::value;
 // Whether a scan's result for element i includes element i.
 enum class scan_kind { exclusive, inclusive };
 
+// Index of the highest set bit of x (x > 0).
+MGPU_HOST_DEVICE int highest_bit(std::uint64_t x) {
+#if defined(MGPU_DEVICE_PASS)
+  return 63 - __clzll((long long)x);
+#else
+  return 63 - __builtin_clzll(x);
+#endif
+}
+
+// Number of trailing zero bits of x (x > 0).
+MGPU_HOST_DEVICE int trailing_zeros(std::uint64_t x) {
+#if defined(MGPU_DEVICE_PASS)
+  return __ffsll((long long)x) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
 // A value that may be absent (device-friendly: trivially copyable when T is).
 template <typename T>
 struct maybe {

@@ -1,0 +1,323 @@
+// mgpu/algorithms/segmented_sort.hpp
+//
+// segmented_sort: sorts each segment of an array independently (stable within each segment).
+//
+// 1. Blocksort: every tile sorts its NV keys by (segment, key), so every segment that lies inside
+//    one tile is finished, in the caller's array, after one pass.
+// 2. Merge levels, only for segments that cross tile boundaries. Level k merges, in each pair of
+//    runs of 2^k tiles, the one segment (if any) that straddles the pair's middle, restricted to
+//    the pair (Merge Path over that range only). Segments crossing no boundary are never touched
+//    again: merges that never cross a segment boundary are skipped, and so is all their data.
+// 3. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
+//    level up to the last one at which it still straddles a middle (a multiple of NV << k inside
+//    it); counting back from that last write, which goes to the caller's array, fixes for every
+//    level which of the two arrays it reads and writes. A segment that is merely carried through
+//    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
+// A single segment therefore costs what mergesort costs, and tiny segments cost one blocksort
+// plus a launch per level that does nothing.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../cta/cta_scan.hpp"
+#include "../cta/cta_sort.hpp"
+#include "../cta/loadstore.hpp"
+#include "../cta/search.hpp"
+#include "merge.hpp"
+#include "mergesort.hpp"
+#include "partition.hpp"
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace mgpu {
+
+// Segments given by the sorted start position of each: segment i is [heads[i], heads[i + 1]),
+// the last ends at the array's end, and elements before heads[0] form a segment of their own.
+// Heads must be sorted and in [0, count]; repeated heads make empty segments.
+template <typename HeadIt>
+struct segment_heads {
+  HeadIt heads;
+  std::int64_t num_segments;
+};
+template <typename HeadIt>
+segment_heads<HeadIt> segments_by_heads(HeadIt heads, std::int64_t num_segments) {
+  return segment_heads<HeadIt>{heads, num_segments};
+}
+
+template <typename K, typename V = empty_t>
+using segmented_sort_params = mergesort_params<K, V>;
+
+namespace detail {
+
+// The segment [begin, end) that contains `position`.
+struct segment_span {
+  std::int64_t begin, end;
+};
+
+template <typename HeadIt>
+MGPU_HOST_DEVICE segment_span segment_around(HeadIt heads, std::int64_t num_heads, std::int64_t count,
+                                             std::int64_t position) {
+  std::int64_t i = binary_search<bounds::upper>(heads, num_heads, position, less<>());
+  std::int64_t begin = i > 0 ? std::int64_t(heads[i - 1]) : 0;
+  std::int64_t end = i < num_heads ? std::int64_t(heads[i]) : count;
+  return segment_span{begin, end < count ? end : count};
+}
+
+// The last merge level that writes a segment: the largest k such that a multiple of NV << k lies
+// strictly inside it (a pair's middle it straddles, or one it is carried across); -1 if it crosses
+// no tile boundary (the blocksort finishes it).
+MGPU_HOST_DEVICE int last_level(segment_span s, int nv) {
+  std::int64_t lo = s.begin / nv + 1, hi = (s.end - 1) / nv;  // tile boundaries inside, as indices
+  if (s.end - s.begin < 2 || lo > hi) return -1;
+  if (lo == hi) return trailing_zeros(std::uint64_t(lo));
+  int differ = highest_bit(std::uint64_t(lo ^ hi));
+  int lo_zeros = trailing_zeros(std::uint64_t(lo));
+  return lo_zeros > differ ? lo_zeros : differ;
+}
+
+// Whether a segment whose last level is `last` is written to the caller's array at `level` (-1 is
+// the blocksort): the last write is, and the array alternates back from there.
+MGPU_HOST_DEVICE bool writes_caller(int last, int level) { return ((last - level) & 1) == 0; }
+
+// The segments at a tile's two ends: the only ones that can cross its boundaries.
+struct tile_segments {
+  segment_span first, last;
+  int first_level, last_level;
+};
+
+// What a tile does at one merge level: merge its part of the straddling segment's range
+// [region_begin, region_end) around `middle`, whose a-side starts at a_begin and ends at a_end
+// in this tile.
+struct level_tile {
+  std::int64_t region_begin, region_end, middle, a_begin, a_end;
+  int level_of_region;  // last_level of the straddling segment
+};
+
+template <typename K>
+struct keyed_by_segment {
+  int segment;  // start of the key's segment, relative to the tile (-1: starts before it)
+  K key;
+};
+
+template <typename P, typename K, typename V, typename HeadIt, typename ValuesIn, typename Comp>
+void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count,
+                         segment_heads<HeadIt> segments, Comp comp, context& ctx) {
+  check_count(fn, "count", count);
+  check_count(fn, "num_segments", segments.num_segments);
+  check_pointer(fn, "keys", keys, count);
+  check_pointer(fn, "heads", segments.heads, segments.num_segments);
+  if constexpr (has_values_v<V>) {
+    check_pointer(fn, "values", values, count);
+    check_disjoint(fn, "values", keys, count, values, count);
+  }
+  if (count == 0) return;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  int tiles = num_tiles<P>(count, fn);
+  int levels = 0;
+  while ((std::int64_t(1) << levels) < tiles) ++levels;
+  HeadIt heads = segments.heads;
+  std::int64_t num_heads = segments.num_segments;
+
+  // Per tile: the range of heads inside it, and its end segments.
+  buffer<std::int64_t> head_ranges = binary_search_partitions<bounds::lower>(heads, num_heads, count, NV, less<>(), ctx);
+  buffer<tile_segments> ends(tiles, ctx);
+  tile_segments* ends_p = ends.data();
+  transform([=] MGPU_LAMBDA(std::int64_t t) {
+    std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+    tile_segments e;
+    e.first = segment_around(heads, num_heads, count, t0);
+    e.last = segment_around(heads, num_heads, count, t1 - 1);
+    e.first_level = last_level(e.first, NV);
+    e.last_level = last_level(e.last, NV);
+    ends_p[t] = e;
+  }, tiles, ctx);
+
+  buffer<K> keys_temp(levels ? count : 0, ctx);
+  buffer<V> values_temp(levels && has_values_v<V> ? count : 0, ctx);
+  K* keys_alt = keys_temp.data();
+  V* values_alt = values_temp.data();
+
+  // ---- 1. blocksort by (segment, key) ----
+  using seg_key = keyed_by_segment<K>;
+  using sort_t = cta_sort<NT, VT, seg_key, V>;
+  struct blocksort_storage {
+    union {
+      int head_at[NV];
+      K keys[NV];
+      V values[NV];
+      typename sort_t::storage_t sort;
+    };
+    typename cta_scan<NT, int>::storage_t scan;
+  };
+  const std::int64_t* hr = head_ranges.data();
+  auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<blocksort_storage> storage;
+    blocksort_storage& s = storage.get();
+    std::int64_t t0 = std::int64_t(tile) * NV;
+    int valid = int(count - t0 < NV ? count - t0 : NV);
+    // Each element's segment, as the position of the last head at or before it (-1: none).
+    for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
+    __syncthreads();
+    for (std::int64_t h = hr[tile] + tid; h < hr[tile + 1]; h += NT) s.head_at[std::int64_t(heads[h]) - t0] = 1;
+    __syncthreads();
+    array_t<int, VT> segment;
+    int running = -1;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      if (s.head_at[VT * tid + i]) running = VT * tid + i;
+      segment[i] = running;
+    }
+    auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
+    __syncthreads();  // head_at is about to be reused
+    int before = scan.prefix.valid ? scan.prefix.value : -1;
+    ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
+    array_t<K, VT> k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
+    array_t<V, VT> v;
+    if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
+    array_t<seg_key, VT> sk;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) sk[i] = seg_key{segment[i] > before ? segment[i] : before, k[i]};
+    sort_t::sort(sk, v, s.sort, tid, valid,
+                 [=] MGPU_LAMBDA(const seg_key& a, const seg_key& b) {
+                   return a.segment < b.segment || (a.segment == b.segment && comp(a.key, b.key));
+                 });
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) k[i] = sk[i].key;
+
+    // Each element goes to the array its segment's parity picks for the blocksort (level -1).
+    tile_segments e = ends_p[tile];
+    auto to_caller = [&](std::int64_t p) {
+      int last = p < e.first.end ? e.first_level : p >= e.last.begin ? e.last_level : -1;
+      return writes_caller(last, -1);
+    };
+    K* caller_keys = keys;
+    K* alt_keys = keys_alt;
+    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+    V* alt_values = values_alt;
+    reg_to_shared_thread<VT>(k, tid, s.keys);
+    array_t<K, VT> ks = shared_to_reg_strided<NT, VT>(s.keys, tid);
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      int j = NT * i + tid;
+      if (j < valid) (to_caller(t0 + j) ? caller_keys : alt_keys)[t0 + j] = ks[i];
+    }
+    if constexpr (has_values_v<V>) {
+      reg_to_shared_thread<VT>(v, tid, s.values);
+      array_t<V, VT> vs = shared_to_reg_strided<NT, VT>(s.values, tid);
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        int j = NT * i + tid;
+        if (j < valid) (to_caller(t0 + j) ? caller_values : alt_values)[t0 + j] = vs[i];
+      }
+    }
+  };
+  cta_launch<P>(blocksort, tiles, ctx);
+
+  // ---- 2. merge levels ----
+  buffer<level_tile> plan(levels ? tiles : 0, ctx);
+  level_tile* plan_p = plan.data();
+  for (int level = 0; level < levels; ++level) {
+    // Where each tile's share of its pair's straddling segment starts and ends on the a side.
+    transform([=] MGPU_LAMBDA(std::int64_t t) {
+      std::int64_t pair_begin = (t >> (level + 1) << (level + 1)) * NV;
+      std::int64_t middle = pair_begin + (std::int64_t(NV) << level);
+      std::int64_t pair_end = pair_begin + (std::int64_t(NV) << (level + 1));
+      pair_end = pair_end < count ? pair_end : count;
+      level_tile lt{0, 0, middle, 0, 0, -1};
+      if (middle < count) {
+        segment_span s = segment_around(heads, num_heads, count, middle);
+        if (s.begin < middle) {
+          lt.region_begin = s.begin > pair_begin ? s.begin : pair_begin;
+          lt.region_end = s.end < pair_end ? s.end : pair_end;
+          lt.level_of_region = last_level(s, NV);
+          const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
+          std::int64_t a_count = middle - lt.region_begin, b_count = lt.region_end - middle;
+          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          auto clamp = [&](std::int64_t p) {
+            return (p < lt.region_begin ? lt.region_begin : p > lt.region_end ? lt.region_end : p) - lt.region_begin;
+          };
+          lt.a_begin = lt.region_begin + merge_path(src + lt.region_begin, a_count, src + middle, b_count, clamp(t0), comp);
+          lt.a_end = lt.region_begin + merge_path(src + lt.region_begin, a_count, src + middle, b_count, clamp(t1), comp);
+        }
+      }
+      plan_p[t] = lt;
+    }, tiles, ctx);
+
+    auto merge_level = [=] MGPU_LAMBDA(int tid, int tile) {
+      __shared__ shared_storage<merge_storage<NV, K, V>> storage;
+      std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+      level_tile lt = plan_p[tile];
+      tile_segments e = ends_p[tile];
+      V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+      V* alt_values = values_alt;
+      bool merging = lt.level_of_region >= 0 && lt.region_begin < t1 && t0 < lt.region_end;
+      // Segments carried through this level (they continue beyond the pair): copy their part.
+      // (The straddling segment itself is merged instead: its part of the tile lies in the region.)
+      auto carry = [&](segment_span s, int last) {
+        bool straddles = lt.level_of_region >= 0 && s.begin < lt.middle && lt.middle < s.end;
+        if (last < level || straddles) return;
+        bool to_caller = writes_caller(last, level);
+        const K* src_k = to_caller ? keys_alt : keys;
+        K* dst_k = to_caller ? keys : keys_alt;
+        std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
+        for (std::int64_t p = b + tid; p < end; p += NT) dst_k[p] = src_k[p];
+        if constexpr (has_values_v<V>) {
+          const V* src_v = to_caller ? alt_values : caller_values;
+          V* dst_v = to_caller ? caller_values : alt_values;
+          for (std::int64_t p = b + tid; p < end; p += NT) dst_v[p] = src_v[p];
+        }
+      };
+      carry(e.first, e.first_level);
+      if (e.last.begin != e.first.begin) carry(e.last, e.last_level);
+      if (merging) {
+        bool to_caller = writes_caller(lt.level_of_region, level);
+        const K* src_k = to_caller ? keys_alt : keys;
+        K* dst_k = to_caller ? keys : keys_alt;
+        const V* src_v = to_caller ? alt_values : caller_values;
+        V* dst_v = to_caller ? caller_values : alt_values;
+        std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
+        std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
+        merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
+                            lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, comp, storage.get());
+      }
+    };
+    cta_launch<P>(merge_level, tiles, ctx);
+  }
+}
+
+}  // namespace detail
+
+// Sorts each segment of keys[0, count) in place by comp, stably (equal keys keep their order).
+// `segments` comes from segments_by_heads. Temporaries: a copy of the keys (and values), and a
+// few words per tile. Stream-ordered.
+// Throws std::invalid_argument for negative counts or null pointers.
+template <typename params = void, typename K, typename Segments, typename Comp>
+void segmented_sort(K* keys, std::int64_t count, Segments segments, Comp comp, context& ctx) {
+  using P = params_or<params, segmented_sort_params<K>>;
+  detail::segmented_sort_impl<P, K, empty_t>("mgpu::segmented_sort", keys, constant_iterator<empty_t>(),
+                                             static_cast<empty_t*>(nullptr), count, segments, comp, ctx);
+}
+
+// Key-value pairs: values[i] moves with keys[i].
+template <typename params = void, typename K, typename V, typename Segments, typename Comp>
+void segmented_sort(K* keys, V* values, std::int64_t count, Segments segments, Comp comp, context& ctx) {
+  using P = params_or<params, segmented_sort_params<K, V>>;
+  detail::segmented_sort_impl<P, K, V>("mgpu::segmented_sort", keys, values, values, count, segments, comp, ctx);
+}
+
+// Sorts keys as segmented_sort does and writes the permutation: indices[i] is the original
+// position of the key now at keys[i].
+template <typename params = void, typename K, typename Index, typename Segments, typename Comp>
+void segmented_sort_indices(K* keys, std::int64_t count, Segments segments, Index* indices, Comp comp,
+                            context& ctx) {
+  static_assert(std::is_integral<Index>::value, "indices are integers");
+  using P = params_or<params, segmented_sort_params<K, Index>>;
+  detail::segmented_sort_impl<P, K, Index>("mgpu::segmented_sort_indices", keys, make_counting_iterator<Index>(0),
+                                           indices, count, segments, comp, ctx);
+}
+
+}  // namespace mgpu
