@@ -33,3 +33,4 @@
 #include "algorithms/bulk_insert.hpp"
 #include "algorithms/partition.hpp"
 #include "algorithms/segmented_sort.hpp"
+#include "algorithms/locality_sort.hpp"

@@ -55,6 +55,21 @@ MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_
   }
 }
 
+// A tile [t0, t1)'s share of the merge of src[region_begin, middle) with src[middle, region_end)
+// (both sorted), whose output occupies [region_begin, region_end): where the tile's outputs start
+// and end on the a side.
+template <typename KeysIt, typename Comp>
+MGPU_HOST_DEVICE void region_split(KeysIt src, std::int64_t region_begin, std::int64_t middle, std::int64_t region_end,
+                                   std::int64_t t0, std::int64_t t1, Comp comp, std::int64_t& a_begin,
+                                   std::int64_t& a_end) {
+  std::int64_t a_count = middle - region_begin, b_count = region_end - middle;
+  auto diag = [&](std::int64_t p) {
+    return (p < region_begin ? region_begin : p > region_end ? region_end : p) - region_begin;
+  };
+  a_begin = region_begin + merge_path(src + region_begin, a_count, src + middle, b_count, diag(t0), comp);
+  a_end = region_begin + merge_path(src + region_begin, a_count, src + middle, b_count, diag(t1), comp);
+}
+
 template <typename params, typename K, typename V, typename AKeys, typename AValues, typename BKeys,
           typename BValues, typename OutKeys, typename OutValues, typename Comp>
 void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys,

@@ -223,25 +223,18 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   for (int level = 0; level < levels; ++level) {
     // Where each tile's share of its pair's straddling segment starts and ends on the a side.
     transform([=] MGPU_LAMBDA(std::int64_t t) {
-      std::int64_t pair_begin = (t >> (level + 1) << (level + 1)) * NV;
-      std::int64_t middle = pair_begin + (std::int64_t(NV) << level);
-      std::int64_t pair_end = pair_begin + (std::int64_t(NV) << (level + 1));
-      pair_end = pair_end < count ? pair_end : count;
+      run_pair pair(t * NV, std::int64_t(NV) << level, count);
+      std::int64_t middle = pair.a_end;
       level_tile lt{0, 0, middle, 0, 0, -1};
       if (middle < count) {
         segment_span s = segment_around(heads, num_heads, count, middle);
         if (s.begin < middle) {
-          lt.region_begin = s.begin > pair_begin ? s.begin : pair_begin;
-          lt.region_end = s.end < pair_end ? s.end : pair_end;
+          lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
+          lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
           lt.level_of_region = last_level(s, NV);
           const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
-          std::int64_t a_count = middle - lt.region_begin, b_count = lt.region_end - middle;
           std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          auto clamp = [&](std::int64_t p) {
-            return (p < lt.region_begin ? lt.region_begin : p > lt.region_end ? lt.region_end : p) - lt.region_begin;
-          };
-          lt.a_begin = lt.region_begin + merge_path(src + lt.region_begin, a_count, src + middle, b_count, clamp(t0), comp);
-          lt.a_end = lt.region_begin + merge_path(src + lt.region_begin, a_count, src + middle, b_count, clamp(t1), comp);
+          region_split(src, lt.region_begin, middle, lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
         }
       }
       plan_p[t] = lt;

@@ -1,0 +1,116 @@
+// mgpu/algorithms/locality_sort.hpp
+//
+// locality_sort: a stable sort that is fast when keys are already nearly in order (each key at
+// most a little way from its place), with no hint from the caller. It is mergesort with early
+// exit: after the blocksort, each merge level merges, in every pair of sorted runs A B, only the
+// window that is out of order: A's keys greater than B's first and B's keys less than A's last.
+// When the runs are already in order the window is empty and the pair costs nothing. The window is
+// copied aside and merged back in place, so a level moves only the keys that are out of place
+// (random input therefore costs about twice a mergesort).
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../cta/search.hpp"
+#include "merge.hpp"
+#include "mergesort.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace mgpu {
+
+template <typename K, typename V = empty_t>
+using locality_sort_params = mergesort_params<K, V>;
+
+namespace detail {
+
+// One tile's part of a level: the out-of-order window [begin, end) around its pair's middle, and
+// where the tile's outputs start and end on the window's a side.
+struct window_tile {
+  std::int64_t begin, end, middle, a_begin, a_end;
+};
+
+template <typename P, typename K, typename V, typename Comp>
+void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, Comp comp, context& ctx) {
+  check_count(fn, "count", count);
+  check_pointer(fn, "keys", keys, count);
+  if constexpr (has_values_v<V>) {
+    check_pointer(fn, "values", values, count);
+    check_disjoint(fn, "values", keys, count, values, count);
+  }
+  if (count == 0) return;
+  constexpr int NT = P::nt, NV = P::nv;
+  int tiles = num_tiles<P>(count, fn);
+  blocksort<P>(keys, values, count, keys, values, comp, ctx);
+  if (tiles == 1) return;
+
+  buffer<K> keys_aside(count, ctx);
+  buffer<V> values_aside(has_values_v<V> ? count : 0, ctx);
+  buffer<window_tile> plan(tiles, ctx);
+  K* aside_k = keys_aside.data();
+  V* aside_v = values_aside.data();
+  window_tile* plan_p = plan.data();
+  for (int level = 0; (std::int64_t(1) << level) < tiles; ++level) {
+    transform([=] MGPU_LAMBDA(std::int64_t t) {
+      run_pair pair(t * NV, std::int64_t(NV) << level, count);
+      window_tile w{pair.a_end, pair.a_end, pair.a_end, pair.a_end, pair.a_end};
+      if (pair.a_end < pair.b_end) {
+        // A keys after B's first move right; B keys before A's last move left (ties stay put).
+        w.begin = pair.first + binary_search<bounds::upper>(keys + pair.first, pair.a_end - pair.first,
+                                                            keys[pair.a_end], comp);
+        w.end = pair.a_end + binary_search<bounds::lower>(keys + pair.a_end, pair.b_end - pair.a_end,
+                                                          keys[pair.a_end - 1], comp);
+        std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+        region_split(keys, w.begin, w.middle, w.end, t0, t1, comp, w.a_begin, w.a_end);
+      }
+      plan_p[t] = w;
+    }, tiles, ctx);
+
+    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+    auto set_aside = [=] MGPU_LAMBDA(int tid, int tile) {
+      window_tile w = plan_p[tile];
+      std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+      std::int64_t b = w.begin > t0 ? w.begin : t0, e = w.end < t1 ? w.end : t1;
+      const V* values_from = caller_values;  // (captured outside `if constexpr`, as nvcc requires)
+      V* values_to = aside_v;
+      for (std::int64_t p = b + tid; p < e; p += NT) aside_k[p] = keys[p];
+      if constexpr (has_values_v<V>)
+        for (std::int64_t p = b + tid; p < e; p += NT) values_to[p] = values_from[p];
+    };
+    cta_launch<P>(set_aside, tiles, ctx);
+
+    auto merge_back = [=] MGPU_LAMBDA(int tid, int tile) {
+      __shared__ shared_storage<merge_storage<NV, K, V>> storage;
+      window_tile w = plan_p[tile];
+      std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+      std::int64_t m0 = w.begin > t0 ? w.begin : t0, m1 = w.end < t1 ? w.end : t1;
+      if (m0 >= m1) return;
+      merge_tile<P, K, V>(tid, aside_k, aside_v, w.a_begin, w.a_end, aside_k, aside_v, w.middle + m0 - w.a_begin,
+                          w.middle + m1 - w.a_end, keys, caller_values, m0, comp, storage.get());
+    };
+    cta_launch<P>(merge_back, tiles, ctx);
+  }
+}
+
+}  // namespace detail
+
+// Sorts keys[0, count) in place by comp, stably, like mergesort; much faster when the input is
+// nearly sorted (keys displaced only locally). Temporaries: a copy of the keys (and values).
+// Stream-ordered. Throws std::invalid_argument for a negative count or null pointers.
+template <typename params = void, typename K, typename Comp>
+void locality_sort(K* keys, std::int64_t count, Comp comp, context& ctx) {
+  using P = params_or<params, locality_sort_params<K>>;
+  detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count, comp,
+                                            ctx);
+}
+
+// Key-value pairs: values[i] moves with keys[i].
+template <typename params = void, typename K, typename V, typename Comp>
+void locality_sort(K* keys, V* values, std::int64_t count, Comp comp, context& ctx) {
+  using P = params_or<params, locality_sort_params<K, V>>;
+  detail::locality_sort_impl<P, K, V>("mgpu::locality_sort", keys, values, count, comp, ctx);
+}
+
+}  // namespace mgpu
