@@ -68,6 +68,18 @@ void check_segmented_sort(mgpu::context& ctx, const std::vector<K>& keys, const 
   mgpu::segmented_sort_indices<params>(k3.data(), n, segments, indices.data(), comp, ctx);
   EXPECT_TRUE(same(sorted, k3.to_host())) << "indices: keys";
   EXPECT_TRUE(same(std::vector<int>(order.begin(), order.end()), indices.to_host())) << "indices";
+
+  // The same segments as a head-flag bitfield; set bits past n must be ignored.
+  std::vector<unsigned> flags(static_cast<std::size_t>(n / 32 + 1), 0u);
+  for (int h : heads)
+    if (h < n) flags[std::size_t(h / 32)] |= 1u << (h % 32);
+  for (std::int64_t i = n; i < std::int64_t(flags.size()) * 32; ++i) flags[std::size_t(i / 32)] |= 1u << (i % 32);
+  mgpu::buffer<unsigned> f(flags, ctx);
+  mgpu::buffer<K> k4(keys, ctx);
+  mgpu::buffer<std::int64_t> v4(positions, ctx);
+  mgpu::segmented_sort<params>(k4.data(), v4.data(), n, mgpu::segments_by_flags(f.data()), comp, ctx);
+  EXPECT_TRUE(same(sorted, k4.to_host())) << "flags: keys";
+  EXPECT_TRUE(same(order, v4.to_host())) << "flags: values";
 }
 
 }  // namespace
@@ -120,6 +132,30 @@ MGPU_TEST(SegmentedSort, UserStructWithLambda) {
   std::vector<pair_value> keys(30011);
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = pair_value{int(rng() % 10), float(i)};
   check_segmented_sort(ctx, keys, random_heads(30011, 3000, rng), by_key);
+}
+
+// Checked mode validates the heads (sorted, in [0, count]) before anything is written.
+MGPU_TEST(SegmentedSort, CheckedModeRejectsBadHeads) {
+  mgpu::context ctx;
+  ctx.set_checked(true);
+  std::vector<int> original{5, 4, 3, 2, 1, 0};
+  mgpu::buffer<int> keys(original, ctx);
+  for (std::vector<int> bad : {std::vector<int>{0, 3, 2}, std::vector<int>{0, 7}, std::vector<int>{-1, 2}}) {
+    mgpu::buffer<int> heads(bad, ctx);
+    try {
+      mgpu::segmented_sort(keys.data(), 6, mgpu::segments_by_heads(heads.data(), std::int64_t(bad.size())),
+                           mgpu::less<>(), ctx);
+      ADD_FAILURE() << "bad heads accepted";
+    } catch (const mgpu::precondition_error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("mgpu::segmented_sort"), std::string::npos) << what;
+      EXPECT_NE(what.find("'heads'"), std::string::npos) << what;
+    }
+  }
+  EXPECT_TRUE(same(original, keys.to_host()));
+  mgpu::buffer<int> good(std::vector<int>{0, 3, 3, 6}, ctx);  // repeats and count itself are fine
+  mgpu::segmented_sort(keys.data(), 6, mgpu::segments_by_heads(good.data(), 4), mgpu::less<>(), ctx);
+  EXPECT_TRUE(same(std::vector<int>{3, 4, 5, 0, 1, 2}, keys.to_host()));
 }
 
 MGPU_TEST(SegmentedSort, BadArgumentsThrowAndWriteNothing) {

@@ -17,6 +17,7 @@
 #include "../cta/merge.hpp"
 #include "bulk_remove.hpp"
 #include "partition.hpp"
+#include "preconditions.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -83,7 +84,7 @@ void bulk_insert(AIt a, std::int64_t a_count, IndicesIt indices, BIt b, std::int
   detail::check_disjoint(fn, "output", indices, a_count, output, total);
   detail::check_disjoint(fn, "output", b, b_count, output, total);
 
-  if (ctx.checked()) detail::check_sorted_indices(fn, indices, a_count, 0, b_count, "[0, b_count]", false, ctx);
+  if (ctx.checked()) detail::check_sorted_indices(fn, "indices", indices, a_count, 0, b_count, "[0, b_count]", false, ctx);
   if (total == 0) return;
 
   using P = params_or<params, bulk_insert_params<T>>;

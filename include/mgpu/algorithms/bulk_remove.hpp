@@ -16,6 +16,7 @@
 #include "../cta/loadstore.hpp"
 #include "../platform/error.hpp"
 #include "partition.hpp"
+#include "preconditions.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -32,59 +33,6 @@ using bulk_remove_params =
     launch_params<128, (sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 11 : sizeof(T) <= 16 ? 7 : 3)>;
 
 namespace detail {
-
-// Index values of any integer type, widened for comparisons with 64-bit positions.
-struct index_to_int64 {
-  template <typename I>
-  MGPU_HOST_DEVICE std::int64_t operator()(const I& i) const {
-    return std::int64_t(i);
-  }
-};
-
-template <typename It>
-transform_iterator<index_to_int64, It> indices_as_int64(It indices) {
-  static_assert(std::is_integral<iterator_value_t<It>>::value, "indices must have an integer value type");
-  return make_transform_iterator(indices, index_to_int64());
-}
-
-// Checked mode, shared by bulk_remove and bulk_insert: one pass over indices[0, count) counts the
-// entries outside [lo, hi], those below their predecessor and (with `unique`) those equal to it,
-// into device memory; the host reads the counts back and throws precondition_error naming `fn`
-// if any is non-zero. Nothing else is written.
-template <typename IndicesIt>
-void check_sorted_indices(const char* fn, IndicesIt indices, std::int64_t count, std::int64_t lo, std::int64_t hi,
-                          const char* range_text, bool unique, context& ctx) {
-  if (count == 0) return;
-  buffer<unsigned long long> counters(3, ctx);
-  platform::memset_device(counters.data(), 0, 3 * sizeof(unsigned long long), ctx.stream());
-  unsigned long long* c = counters.data();
-  auto idx = indices_as_int64(indices);
-  transform([=] MGPU_LAMBDA(std::int64_t i) {
-    std::int64_t v = idx[i];
-    if (v < lo || v > hi) atomicAdd(c + 0, 1ull);
-    if (i > 0) {
-      std::int64_t previous = idx[i - 1];
-      if (v < previous)
-        atomicAdd(c + 1, 1ull);
-      else if (unique && v == previous)
-        atomicAdd(c + 2, 1ull);
-    }
-  }, count, ctx);
-  std::vector<unsigned long long> found = counters.to_host();
-  if (!found[0] && !found[1] && !found[2]) return;
-  std::string problems;
-  auto add = [&](unsigned long long n, const std::string& what) {
-    if (!n) return;
-    problems += problems.empty() ? " " : "; ";
-    problems += std::to_string(n) + " " + what;
-  };
-  add(found[0], std::string(found[0] == 1 ? "entry" : "entries") + " outside " + range_text);
-  add(found[1], std::string(found[1] == 1 ? "entry" : "entries") +
-                    " smaller than the one before (indices must be sorted ascending)");
-  add(found[2], std::string(found[2] == 1 ? "entry" : "entries") +
-                    " equal to the one before (indices must be unique)");
-  throw precondition_error(std::string(fn) + ": precondition violated: argument 'indices' has" + problems);
-}
 
 template <int NT, int NV, typename T>
 struct bulk_remove_storage {
@@ -133,7 +81,7 @@ void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int6
   detail::check_disjoint(fn, "output", input, count, output, out_count);
   detail::check_disjoint(fn, "output", indices, indices_count, output, out_count);
 
-  if (ctx.checked()) detail::check_sorted_indices(fn, indices, indices_count, 0, count - 1, "[0, count)", true, ctx);
+  if (ctx.checked()) detail::check_sorted_indices(fn, "indices", indices, indices_count, 0, count - 1, "[0, count)", true, ctx);
   if (out_count == 0) return;
 
   using P = params_or<params, bulk_remove_params<T>>;

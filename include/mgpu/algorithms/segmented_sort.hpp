@@ -28,6 +28,8 @@
 #include "merge.hpp"
 #include "mergesort.hpp"
 #include "partition.hpp"
+#include "preconditions.hpp"
+#include "scan.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -48,6 +50,13 @@ segment_heads<HeadIt> segments_by_heads(HeadIt heads, std::int64_t num_segments)
   return segment_heads<HeadIt>{heads, num_segments};
 }
 
+// Segments given by a bitfield: bit (i % 32) of flags[i / 32] set means element i starts a
+// segment (element 0 always does). Bits at or past count are ignored.
+struct segment_flags {
+  const unsigned* flags;
+};
+inline segment_flags segments_by_flags(const unsigned* flags) { return segment_flags{flags}; }
+
 template <typename K, typename V = empty_t>
 using segmented_sort_params = mergesort_params<K, V>;
 
@@ -58,13 +67,98 @@ struct segment_span {
   std::int64_t begin, end;
 };
 
+// Device views that answer "which segment holds position p" and mark a tile's heads.
+// By head indices: a binary search over the heads; each tile's heads come from a partition.
 template <typename HeadIt>
-MGPU_HOST_DEVICE segment_span segment_around(HeadIt heads, std::int64_t num_heads, std::int64_t count,
-                                             std::int64_t position) {
-  std::int64_t i = binary_search<bounds::upper>(heads, num_heads, position, less<>());
-  std::int64_t begin = i > 0 ? std::int64_t(heads[i - 1]) : 0;
-  std::int64_t end = i < num_heads ? std::int64_t(heads[i]) : count;
-  return segment_span{begin, end < count ? end : count};
+struct head_index {
+  HeadIt heads;
+  std::int64_t num_heads, count;
+  const std::int64_t* tile_heads;  // heads [tile_heads[t], tile_heads[t + 1]) lie in tile t
+
+  MGPU_HOST_DEVICE segment_span around(std::int64_t position) const {
+    std::int64_t i = binary_search<bounds::upper>(heads, num_heads, position, less<>());
+    std::int64_t begin = i > 0 ? std::int64_t(heads[i - 1]) : 0;
+    std::int64_t end = i < num_heads ? std::int64_t(heads[i]) : count;
+    return segment_span{begin, end < count ? end : count};
+  }
+  // Sets head_at[p - t0] for every head p in tile `tile` (starting at t0).
+  template <int NT>
+  MGPU_DEVICE void mark_heads(int tid, int tile, std::int64_t t0, int /*valid*/, int* head_at) const {
+    for (std::int64_t h = tile_heads[tile] + tid; h < tile_heads[tile + 1]; h += NT) head_at[std::int64_t(heads[h]) - t0] = 1;
+  }
+};
+
+// By a head-flag bitfield: within a word the bits answer directly; across words, two scans over
+// the words (the last head at or before each word's end, the first head at or after each word's
+// start) answer in O(1).
+struct flag_index {
+  const unsigned* flags;
+  std::int64_t count, words;
+  const std::int64_t* last_head_through;  // per word: the last head in this word or before, or -1
+  const std::int64_t* first_head_from;    // per word: the first head in this word or after, or count
+
+  MGPU_HOST_DEVICE segment_span around(std::int64_t position) const {
+    std::int64_t w = position / 32;
+    int bit = int(position % 32);
+    unsigned through = bit == 31 ? ~0u : (2u << bit) - 1;  // bits 0..bit
+    unsigned word = flags[w];
+    std::int64_t begin = (word & through) ? w * 32 + highest_bit(word & through) : w > 0 ? last_head_through[w - 1] : 0;
+    std::int64_t end = (word & ~through) ? w * 32 + trailing_zeros(word & ~through)
+                                         : w + 1 < words ? first_head_from[w + 1] : count;
+    return segment_span{begin > 0 ? begin : 0, end < count ? end : count};
+  }
+  template <int NT>
+  MGPU_DEVICE void mark_heads(int tid, int, std::int64_t t0, int valid, int* head_at) const {
+    for (int j = tid; j < valid; j += NT) head_at[j] = int(flags[(t0 + j) / 32] >> ((t0 + j) % 32) & 1);
+  }
+};
+
+// A segment index and the temporaries behind it.
+template <typename View>
+struct segment_index {
+  View view;
+  buffer<std::int64_t> a, b;
+};
+
+template <typename HeadIt>
+segment_index<head_index<HeadIt>> make_segment_index(const char* fn, segment_heads<HeadIt> s, std::int64_t count,
+                                                     int nv, context& ctx) {
+  check_count(fn, "num_segments", s.num_segments);
+  check_pointer(fn, "heads", s.heads, s.num_segments);
+  if (ctx.checked())
+    check_sorted_indices(fn, "heads", s.heads, s.num_segments, 0, count, "[0, count]", false, ctx);
+  buffer<std::int64_t> tile_heads = binary_search_partitions<bounds::lower>(s.heads, s.num_segments, count, nv, less<>(), ctx);
+  head_index<HeadIt> view{s.heads, s.num_segments, count, tile_heads.data()};
+  return segment_index<head_index<HeadIt>>{view, std::move(tile_heads), buffer<std::int64_t>()};
+}
+
+inline segment_index<flag_index> make_segment_index(const char* fn, segment_flags s, std::int64_t count, int,
+                                                    context& ctx) {
+  std::int64_t words = div_up(count, std::int64_t(32));
+  check_pointer(fn, "flags", s.flags, words);
+  const unsigned* flags = s.flags;
+  // A word's own heads, with the bits at or past count cleared.
+  auto heads_in = [=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t w) {
+    std::int64_t valid = count - 32 * w;
+    return valid >= 32 ? flags[w] : flags[w] & ((1u << valid) - 1);
+  };
+  buffer<std::int64_t> last_through(words, ctx), first_from(words, ctx);
+  inclusive_scan(make_load_iterator([=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t w) {
+                   unsigned h = heads_in(w);
+                   return h ? 32 * w + highest_bit(h) : std::int64_t(-1);
+                 }),
+                 words, last_through.data(), maximum<std::int64_t>(), ctx);
+  // First heads from the right: a scan over the words in reverse order.
+  std::int64_t* first = first_from.data();
+  inclusive_scan(make_load_iterator([=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t i) {
+                   std::int64_t w = words - 1 - i;
+                   unsigned h = heads_in(w);
+                   return h ? 32 * w + trailing_zeros(h) : count;
+                 }),
+                 words, make_store_iterator([=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t v, std::int64_t i) { first[words - 1 - i] = v; }),
+                 minimum<std::int64_t>(), ctx);
+  flag_index view{flags, count, words, last_through.data(), first_from.data()};
+  return segment_index<flag_index>{view, std::move(last_through), std::move(first_from)};
 }
 
 // The last merge level that writes a segment: the largest k such that a multiple of NV << k lies
@@ -103,13 +197,11 @@ struct keyed_by_segment {
   K key;
 };
 
-template <typename P, typename K, typename V, typename HeadIt, typename ValuesIn, typename Comp>
+template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
 void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count,
-                         segment_heads<HeadIt> segments, Comp comp, context& ctx) {
+                         Segments segments, Comp comp, context& ctx) {
   check_count(fn, "count", count);
-  check_count(fn, "num_segments", segments.num_segments);
   check_pointer(fn, "keys", keys, count);
-  check_pointer(fn, "heads", segments.heads, segments.num_segments);
   if constexpr (has_values_v<V>) {
     check_pointer(fn, "values", values, count);
     check_disjoint(fn, "values", keys, count, values, count);
@@ -119,18 +211,17 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   int tiles = num_tiles<P>(count, fn);
   int levels = 0;
   while ((std::int64_t(1) << levels) < tiles) ++levels;
-  HeadIt heads = segments.heads;
-  std::int64_t num_heads = segments.num_segments;
+  auto index_owner = make_segment_index(fn, segments, count, NV, ctx);
+  auto index = index_owner.view;
 
-  // Per tile: the range of heads inside it, and its end segments.
-  buffer<std::int64_t> head_ranges = binary_search_partitions<bounds::lower>(heads, num_heads, count, NV, less<>(), ctx);
+  // Per tile: its end segments.
   buffer<tile_segments> ends(tiles, ctx);
   tile_segments* ends_p = ends.data();
   transform([=] MGPU_LAMBDA(std::int64_t t) {
     std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
     tile_segments e;
-    e.first = segment_around(heads, num_heads, count, t0);
-    e.last = segment_around(heads, num_heads, count, t1 - 1);
+    e.first = index.around(t0);
+    e.last = index.around(t1 - 1);
     e.first_level = last_level(e.first, NV);
     e.last_level = last_level(e.last, NV);
     ends_p[t] = e;
@@ -153,7 +244,6 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
-  const std::int64_t* hr = head_ranges.data();
   auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<blocksort_storage> storage;
     blocksort_storage& s = storage.get();
@@ -162,7 +252,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     // Each element's segment, as the position of the last head at or before it (-1: none).
     for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
     __syncthreads();
-    for (std::int64_t h = hr[tile] + tid; h < hr[tile + 1]; h += NT) s.head_at[std::int64_t(heads[h]) - t0] = 1;
+    index.template mark_heads<NT>(tid, tile, t0, valid, s.head_at);
     __syncthreads();
     array_t<int, VT> segment;
     int running = -1;
@@ -227,7 +317,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       std::int64_t middle = pair.a_end;
       level_tile lt{0, 0, middle, 0, 0, -1};
       if (middle < count) {
-        segment_span s = segment_around(heads, num_heads, count, middle);
+        segment_span s = index.around(middle);
         if (s.begin < middle) {
           lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
           lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
