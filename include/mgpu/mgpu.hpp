@@ -31,6 +31,7 @@
 #include "algorithms/mergesort.hpp"
 #include "algorithms/bulk_remove.hpp"
 #include "algorithms/bulk_insert.hpp"
+#include "algorithms/radix_sort.hpp"
 #include "algorithms/partition.hpp"
 #include "algorithms/segmented_sort.hpp"
 #include "algorithms/locality_sort.hpp"
