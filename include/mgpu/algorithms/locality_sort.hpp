@@ -52,7 +52,7 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
   K* aside_k = keys_aside.data();
   V* aside_v = values_aside.data();
   window_tile* plan_p = plan.data();
-  for (int level = 0; (std::int64_t(1) << level) < tiles; ++level) {
+  for (int level = 0; level < ceil_log2(tiles); ++level) {
     transform([=] MGPU_LAMBDA(std::int64_t t) {
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       window_tile w{pair.a_end, pair.a_end, pair.a_end, pair.a_end, pair.a_end};

@@ -109,8 +109,7 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
   using P = params_or<params, mergesort_params<K, V>>;
   if (count == 0) return;
   int tiles = num_tiles<P>(count, fn);
-  int passes = 0;
-  while ((std::int64_t(1) << passes) < tiles) ++passes;
+  int passes = ceil_log2(tiles);
 
   buffer<K> keys_temp(passes ? count : 0, ctx);
   buffer<V> values_temp(passes && has_values_v<V> ? count : 0, ctx);

@@ -209,8 +209,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   if (count == 0) return;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
   int tiles = num_tiles<P>(count, fn);
-  int levels = 0;
-  while ((std::int64_t(1) << levels) < tiles) ++levels;
+  int levels = ceil_log2(tiles);
   auto index_owner = make_segment_index(fn, segments, count, NV, ctx);
   auto index = index_owner.view;
 

@@ -35,6 +35,13 @@ constexpr bool has_values_v = !std::is_same<V, empty_t>::value;
 // Whether a scan's result for element i includes element i.
 enum class scan_kind { exclusive, inclusive };
 
+// The least k with 2^k >= n (n > 0): merge passes over n sorted runs.
+MGPU_HOST_DEVICE constexpr int ceil_log2(std::int64_t n) {
+  int k = 0;
+  while ((std::int64_t(1) << k) < n) ++k;
+  return k;
+}
+
 // Index of the highest set bit of x (x > 0).
 MGPU_HOST_DEVICE int highest_bit(std::uint64_t x) {
 #if defined(MGPU_DEVICE_PASS)
