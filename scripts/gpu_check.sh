@@ -12,10 +12,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 echo "tests rc=$?: $(grep -E '^\[  (PASSED|FAILED)' "$out/tests.log" | tr '\n' ' ')"
 grep -E '^\[  FAILED' "$out/tests.log" | head -20
 
-# Reduced run: quick sizes, no >2^31 test.
+# Reduced run: quick sizes, no >2^31 tests. racecheck also skips Bulk.UncheckedMisuse*, which
+# feeds deliberately invalid indices: its output is unspecified by contract (only staying in
+# bounds is tested), and the colliding shared-memory writes that misuse causes are real races.
 for tool in memcheck racecheck synccheck; do
+  skip='*2To31*'
+  [ "$tool" = racecheck ] && skip="$skip:*UncheckedMisuse*"
   MGPU_TEST_QUICK=1 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-    ./gpu/mgpu_tests_cuda --gtest_filter='-*2To31*' > "$out/sanitizer_$tool.log" 2>&1
+    ./gpu/mgpu_tests_cuda --gtest_filter="-$skip" > "$out/sanitizer_$tool.log" 2>&1
   echo "$tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer_$tool.log" | tail -1)"
 done
 

@@ -1081,15 +1081,15 @@ MGPU_TEST(SimLookBack, ASpinWaitOnAnotherWarpOfTheSameCTACompletes) {
       [=] MGPU_LAMBDA(int tid, int) {
         __shared__ int flag;
         __shared__ int payload[32];
-        if (tid == 0) mgpu::store_relaxed(&flag, 0);
+        if (tid == 0) flag = 0;
         __syncthreads();
+        // The flag goes through atomics: the synchronization racecheck recognizes.
         if (tid >= 32) {
           payload[tid - 32] = 3 * tid;
-          __threadfence_block();
-          if (tid == 32) mgpu::store_relaxed(&flag, 1);
+          __syncwarp();
+          if (tid == 32) atomicExch(&flag, 1);
         } else {
-          while (mgpu::load_relaxed(&flag) == 0) mgpu::backoff(64);
-          __threadfence_block();
+          while (atomicAdd(&flag, 0) == 0) mgpu::backoff(64);
         }
         __syncthreads();
         o[tid] = tid < 32 ? payload[tid] : -tid;
