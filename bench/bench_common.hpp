@@ -161,14 +161,29 @@ class event {
   cudaEvent_t e_ = nullptr;
 };
 
+// Does nothing: the default per-run setup of median_ms.
+struct no_setup {
+  void operator()() const {}
+};
+
 // The median time in milliseconds of `reps` runs of f() on `stream`, after `warmup` untimed runs
 // (they load modules, fill the context's pool and settle clocks). Each run is bracketed by its own
-// pair of events; `flush`, when given, runs before each one, outside the events.
-template <class F>
-double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flush = nullptr) {
+// pair of events. Before each run, outside the events: setup() (it restores the input of an
+// in-place call, say), then `flush`, when given.
+//
+// budget_ms > 0 caps the cost of slow calls: once a warm-up run (from the second on, since the
+// first may carry module loading) shows that the remaining runs would take longer than
+// budget_ms, the warm-ups stop and the timed runs shrink to what fits in budget_ms, but never
+// below min_reps. `runs`, when given, receives the number of timed runs.
+constexpr int min_reps = 5;
+
+template <class F, class S = no_setup>
+double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flush = nullptr, S&& setup = S(),
+                 double budget_ms = 0, int* runs = nullptr) {
   event start, stop;
   std::vector<double> times;
   for (int r = 0; r < warmup + reps; ++r) {
+    setup();
     if (flush) (*flush)(stream);
     spin_kernel<><<<1, 1, 0, stream>>>(100'000);  // 0.1 ms
     MGPU_CUDA_CHECK(cudaGetLastError());
@@ -178,8 +193,16 @@ double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flu
     MGPU_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     float ms = 0;
     MGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    if (r >= warmup) times.push_back(ms);
+    if (r >= warmup) {
+      times.push_back(ms);
+    } else if (budget_ms > 0 && (r >= 1 || warmup == 1) && ms > 0 &&
+               double(warmup - r - 1 + reps) * ms > budget_ms) {
+      int fit = int(budget_ms / ms);
+      reps = std::max(std::min(reps, min_reps), std::min(reps, fit));
+      warmup = r + 1;
+    }
   }
+  if (runs) *runs = int(times.size());
   std::sort(times.begin(), times.end());
   std::size_t m = times.size() / 2;
   return times.size() % 2 ? times[m] : (times[m - 1] + times[m]) / 2;
@@ -306,30 +329,55 @@ struct case_id {
   std::string text() const { return primitive + " " + type + " n=" + size_text(n); }
 };
 
-// Collects the measurements: prints a table row per case, writes two CSV rows per case (one per
-// implementation), and closes with a summary that fits in the visible tail of a log.
+// One implementation's measurement in a case.
+struct timed {
+  std::string impl;  // "mgpu", or the baseline's name ("cccl", "mgpu_mergesort")
+  double ms = 0;     // median of one call
+  int runs = 0;      // timed runs behind the median
+};
+
+// Collects the measurements: prints a table row per case, writes one CSV row per implementation,
+// and closes with a summary that fits in the visible tail of a log.
+//
+// A case has mgpu's time and zero or more baselines. The first baseline is the case's primary
+// one: the speedup column is its time over mgpu's (in the CSV, over each row's own time). Further
+// baselines (reference points) get a line of their own under the case's row. A case with no
+// baseline (nothing in CCCL computes it) shows "-" and leaves the CSV speedup empty.
 class report {
  public:
-  report(std::string date, std::string device, double memcpy_gbps, const std::string& csv_path)
-      : date_(std::move(date)), device_(std::move(device)), memcpy_gbps_(memcpy_gbps) {
+  static constexpr int name_width = 26;
+
+  report(std::string date, std::string device, double memcpy_gbps, const std::string& csv_path, int reps)
+      : date_(std::move(date)), device_(std::move(device)), memcpy_gbps_(memcpy_gbps), reps_(reps) {
     if (!csv_path.empty())
       csv_ = csv_writer(csv_path, {"date", "device", "primitive", "type", "n", "impl", "ms", "gelems_per_s",
                                    "gb_per_s", "pct_memcpy", "speedup_vs_cccl"});
   }
 
   // `bytes`: the fewest bytes the call must move (inputs read once, outputs written once).
-  void add(const case_id& c, double bytes, double mgpu_ms, const std::string& base, double base_ms) {
+  // `headline`: the row goes into the closing summary.
+  void add(const case_id& c, double bytes, const timed& mgpu, const std::vector<timed>& baselines, bool headline) {
+    const timed* base = baselines.empty() ? nullptr : &baselines[0];
     if (c.primitive != last_primitive_) {
-      std::printf("\n%-15s %-6s %5s | %s | %s | %s\n", "primitive", "type", "n", heading("mgpu").c_str(),
-                  heading(base).c_str(), "speedup");
+      std::string names;
+      for (const timed& b : baselines) names += (names.empty() ? "  [baseline: " : ", also: ") + b.impl;
+      if (!names.empty()) names += "]";
+      std::printf("\n%-*s %-6s %5s | %s | %s | %s%s\n", name_width, "primitive", "type", "n", heading("mgpu").c_str(),
+                  heading(base ? base->impl : "base").c_str(), "speedup", names.c_str());
       last_primitive_ = c.primitive;
     }
-    double speedup = base_ms / mgpu_ms;
-    std::printf("%-15s %-6s %5s | %s | %s | %6.3fx\n", c.primitive.c_str(), c.type.c_str(), size_text(c.n).c_str(),
-                columns(c.n, bytes, mgpu_ms).c_str(), columns(c.n, bytes, base_ms).c_str(), speedup);
-    csv_row(c, "mgpu", bytes, mgpu_ms, speedup);
-    csv_row(c, base, bytes, base_ms, 1.0);
-    rows_.push_back({c, bytes, mgpu_ms, base_ms});
+    std::printf("%-*s %-6s %5s | %s | %s | %s%s\n", name_width, c.primitive.c_str(), c.type.c_str(),
+                size_text(c.n).c_str(), columns(c.n, bytes, mgpu.ms).c_str(),
+                base ? columns(c.n, bytes, base->ms).c_str() : empty_columns().c_str(),
+                base ? speedup_text(base->ms / mgpu.ms).c_str() : "      -", runs_note(mgpu, baselines).c_str());
+    for (std::size_t i = 1; i < baselines.size(); ++i) {
+      std::string label = "  (vs " + baselines[i].impl + ")";
+      std::printf("%-*s %-6s %5s | %s | %s | %s\n", name_width, label.c_str(), "", "", empty_columns().c_str(),
+                  columns(c.n, bytes, baselines[i].ms).c_str(), speedup_text(baselines[i].ms / mgpu.ms).c_str());
+    }
+    csv_row(c, mgpu.impl, bytes, mgpu.ms, base ? fixed(base->ms / mgpu.ms, 4) : std::string());
+    for (const timed& b : baselines) csv_row(c, b.impl, bytes, b.ms, fixed(base->ms / b.ms, 4));
+    rows_.push_back({c, bytes, mgpu, baselines, headline});
   }
 
   void mismatch(const case_id& c, const std::string& detail) {
@@ -343,18 +391,26 @@ class report {
   }
   bool failed() const { return !failed_.empty(); }
 
-  // The 2^28 int32 rows (the targets of shared/PERFORMANCE.md are stated there), then the failures.
+  // Every primitive's int32 row at its headline size (the sizes the targets of
+  // shared/PERFORMANCE.md are stated at), then the failures.
   void summary() const {
-    std::printf("\n== summary: int32, n = 2^28 (memcpy %.0f GB/s on %s)\n", memcpy_gbps_, device_.c_str());
+    std::printf("\n== summary: int32 at each primitive's headline size (memcpy %.0f GB/s on %s)\n", memcpy_gbps_,
+                device_.c_str());
     bool any = false;
-    for (const row& r : rows_)
-      if (r.c.type == "int32" && r.c.n == (std::int64_t(1) << 28)) {
-        std::printf("%-15s mgpu %8.4f ms  %5.1f%% of memcpy   baseline %8.4f ms  %5.1f%%   speedup %.3fx\n",
-                    r.c.primitive.c_str(), r.mgpu_ms, pct(r.bytes, r.mgpu_ms), r.base_ms, pct(r.bytes, r.base_ms),
-                    r.base_ms / r.mgpu_ms);
-        any = true;
+    for (const row& r : rows_) {
+      if (!r.headline) continue;
+      std::printf("%-*s %5s  mgpu %9.4f ms %7.2f Gelem/s %5.1f%%cpy", name_width, r.c.primitive.c_str(),
+                  size_text(r.c.n).c_str(), r.mgpu.ms, gelems(r.c.n, r.mgpu.ms), pct(r.bytes, r.mgpu.ms));
+      if (r.baselines.empty()) std::printf(" | no CCCL equivalent");
+      for (std::size_t i = 0; i < r.baselines.size(); ++i) {
+        const timed& b = r.baselines[i];
+        std::printf(" | %s%s %.4f ms %.1f%%cpy speedup %.3fx", i ? "also " : "", b.impl.c_str(), b.ms,
+                    pct(r.bytes, b.ms), b.ms / r.mgpu.ms);
       }
-    if (!any) std::printf("(no int32 2^28 case ran)\n");
+      std::printf("\n");
+      any = true;
+    }
+    if (!any) std::printf("(no int32 case at its headline size ran)\n");
     if (failed_.empty()) {
       std::printf("%zu cases, all mgpu results match the baseline\n", rows_.size());
     } else {
@@ -366,30 +422,55 @@ class report {
  private:
   struct row {
     case_id c;
-    double bytes, mgpu_ms, base_ms;
+    double bytes;
+    timed mgpu;
+    std::vector<timed> baselines;
+    bool headline;
   };
+  static double gelems(std::int64_t n, double ms) { return double(n) / (ms * 1e6); }
   double gbps(double bytes, double ms) const { return bytes / (ms * 1e6); }
   double pct(double bytes, double ms) const { return 100.0 * gbps(bytes, ms) / memcpy_gbps_; }
   static std::string heading(const std::string& impl) {
+    std::string label = impl + " ms";
+    if (label.size() > 9) label = "base ms";  // long names are listed at the end of the heading
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%9s %8s %8s %5s", (impl + " ms").c_str(), "Gelem/s", "GB/s", "%cpy");
+    std::snprintf(buf, sizeof buf, "%9s %8s %8s %5s", label.c_str(), "Gelem/s", "GB/s", "%cpy");
     return buf;
   }
   std::string columns(std::int64_t n, double bytes, double ms) const {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%9.5f %8.1f %8.1f %4.0f%%", ms, double(n) / (ms * 1e6), gbps(bytes, ms),
-                  pct(bytes, ms));
+    std::snprintf(buf, sizeof buf, "%9.5f %8.1f %8.1f %4.0f%%", ms, gelems(n, ms), gbps(bytes, ms), pct(bytes, ms));
     return buf;
   }
-  void csv_row(const case_id& c, const std::string& impl, double bytes, double ms, double speedup) {
+  static std::string empty_columns() {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%9s %8s %8s %5s", "-", "-", "-", "-");
+    return buf;
+  }
+  static std::string speedup_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%6.3fx", s);
+    return buf;
+  }
+  // Says when a slow call ran fewer timed runs than asked (see median_ms's budget).
+  std::string runs_note(const timed& mgpu, const std::vector<timed>& baselines) const {
+    std::string note;
+    auto add = [&](const timed& t) {
+      if (t.runs && t.runs < reps_) note += (note.empty() ? "  (runs: " : ", ") + t.impl + " " + std::to_string(t.runs);
+    };
+    add(mgpu);
+    for (const timed& b : baselines) add(b);
+    return note.empty() ? note : note + ")";
+  }
+  void csv_row(const case_id& c, const std::string& impl, double bytes, double ms, const std::string& speedup) {
     if (!csv_) return;
-    csv_.row({date_, device_, c.primitive, c.type, std::to_string(c.n), impl, fixed(ms, 6),
-              fixed(double(c.n) / (ms * 1e6), 3), fixed(gbps(bytes, ms), 2), fixed(pct(bytes, ms), 2),
-              fixed(speedup, 4)});
+    csv_.row({date_, device_, c.primitive, c.type, std::to_string(c.n), impl, fixed(ms, 6), fixed(gelems(c.n, ms), 3),
+              fixed(gbps(bytes, ms), 2), fixed(pct(bytes, ms), 2), speedup});
   }
 
   std::string date_, device_;
   double memcpy_gbps_;
+  int reps_;
   csv_writer csv_;
   std::vector<row> rows_;
   std::vector<std::string> failed_;
@@ -424,31 +505,79 @@ inline int cub_count(std::int64_t n) {
   return int(n);
 }
 
+// One element of a device array, copied to the host (waits for `stream`).
+template <class T>
+T value_at(const T* p, std::int64_t i, cudaStream_t stream) {
+  T v;
+  MGPU_CUDA_CHECK(cudaMemcpyAsync(&v, p + i, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return v;
+}
+
+// dst[0, n) = src[0, n), device to device, on `stream`. The setup of in-place calls: it restores
+// their input before each run, outside the timed region.
+template <class T>
+void copy_async(T* dst, const T* src, std::int64_t n, cudaStream_t stream) {
+  if (n > 0)
+    MGPU_CUDA_CHECK(cudaMemcpyAsync(dst, src, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+}
+
 struct env {
   mgpu::context& ctx;
   int warmup, reps;
   l2_flush& flush;
   report& out;
+  double budget_ms = 0;            // per implementation and case: see median_ms
+  std::int64_t headline_n = 0;     // the current primitive's headline size (set by main)
   std::uint64_t seed = 0x6d677075;
 
   cudaStream_t stream() const { return ctx.stream(); }
 
+  // The median time of run() (setup() before each run, outside the timed region), as `impl`.
+  template <class R, class S = no_setup>
+  timed time(const std::string& impl, R&& run, S&& setup = S()) {
+    timed t;
+    t.impl = impl;
+    t.ms = median_ms(run, warmup, reps, stream(), &flush, setup, budget_ms, &t.runs);
+    return t;
+  }
+
+  // Reports mgpu's time against the baselines' (the first is the primary one; none: no CCCL
+  // equivalent). int32 rows at the primitive's headline size go into the summary.
+  void add(const case_id& c, double bytes, const timed& mgpu, const std::vector<timed>& baselines) {
+    out.add(c, bytes, mgpu, baselines, c.type == "int32" && c.n == headline_n);
+  }
+
   // Times mgpu_run() and base_run() (same inputs, separate outputs) and reports both.
   template <class M, class B>
   void compare(const case_id& c, double bytes, M&& mgpu_run, B&& base_run, const std::string& base = "cccl") {
-    double mgpu_ms = median_ms(mgpu_run, warmup, reps, stream(), &flush);
-    double base_ms = median_ms(base_run, warmup, reps, stream(), &flush);
-    out.add(c, bytes, mgpu_ms, base, base_ms);
+    timed m = time("mgpu", mgpu_run);
+    timed b = time(base, base_run);
+    add(c, bytes, m, {b});
+  }
+
+  // As compare, for calls that change their input (in-place sorts): each setup restores the
+  // input of its implementation before every run, outside the timed region.
+  template <class MS, class M, class BS, class B>
+  void compare_with_setup(const case_id& c, double bytes, MS&& mgpu_setup, M&& mgpu_run, BS&& base_setup,
+                          B&& base_run, const std::string& base = "cccl") {
+    timed m = time("mgpu", mgpu_run, mgpu_setup);
+    timed b = time(base, base_run, base_setup);
+    add(c, bytes, m, {b});
   }
 
   // Reports a MISMATCH unless mgpu_out[0, n) equals base_out[0, n) (see same_value).
   template <class T>
-  void check(const case_id& c, const device_array<T>& mgpu_out, const device_array<T>& base_out, std::int64_t n) {
-    mismatches m = compare_arrays(mgpu_out.data(), base_out.data(), n, stream());
+  void check(const case_id& c, const T* mgpu_out, const T* base_out, std::int64_t n) {
+    mismatches m = compare_arrays(mgpu_out, base_out, n, stream());
     if (m.count)
       out.mismatch(c, std::to_string(m.count) + " of " + std::to_string(n) + " elements differ; first at " +
-                          std::to_string(m.first) + ": mgpu " + value_text(mgpu_out.at(m.first, stream())) +
-                          ", baseline " + value_text(base_out.at(m.first, stream())));
+                          std::to_string(m.first) + ": mgpu " + value_text(value_at(mgpu_out, m.first, stream())) +
+                          ", baseline " + value_text(value_at(base_out, m.first, stream())));
+  }
+  template <class T>
+  void check(const case_id& c, const device_array<T>& mgpu_out, const device_array<T>& base_out, std::int64_t n) {
+    check(c, mgpu_out.data(), base_out.data(), n);
   }
 };
 

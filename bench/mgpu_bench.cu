@@ -4,25 +4,35 @@
 // (random data, CUDA events, warm-up, median, CUB temp storage allocated outside the timed region,
 // bytes counted as the fewest the function must move). Usage: see usage() or bench/README.md.
 //
-// Adding a family: write a case struct (a name, and run<T>(env&, n) that builds the inputs, times
-// both implementations through env::compare and checks through env::check), then add it to
-// `primitives` below.
+// Adding a family: write a case struct (a name, all_types, and run<T>(env&, n) that builds the
+// inputs, times the implementations through env::compare (env::compare_with_setup for in-place
+// calls, env::time and env::add for other shapes) and checks through env::check), then add it
+// with its sizes to `primitives()` below.
 #include "bench_common.hpp"
 
 #include <mgpu/mgpu.hpp>
 
+#include <cub/device/device_merge.cuh>
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_select.cuh>
 
 #include <cstdlib>
 #include <ctime>
 #include <exception>
+#include <functional>
+#include <limits>
 
 using bench::case_id;
+using bench::copy_async;
 using bench::cub_call;
 using bench::cub_count;
 using bench::device_array;
 using bench::env;
+using bench::timed;
 using bench::type_name;
 
 namespace {
@@ -40,10 +50,43 @@ device_array<T> summable_input(env& e, std::int64_t n) {
   return a;
 }
 
+// Random integers over the type's whole range (the keys of the sorts, the values of pairs).
+template <class T>
+device_array<T> random_input(env& e, std::int64_t n, std::uint64_t salt) {
+  device_array<T> a(n);
+  bench::fill_random<T>(a.data(), n, e.seed ^ salt, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
+                        e.ctx);
+  return a;
+}
+
+// Runs one CUB call with its own temporary storage (setup only, never timed).
+template <class F>
+void cub_once(F f) {
+  cub_call<F> call(f);
+  call();
+}
+
+// Strictly increasing keys 2 * (g_0 + ... + g_i) + parity, the gaps g random in [1, 4]: the two
+// inputs of a merge (parity 0 and 1) interleave evenly and share no key, so the merged order is
+// unique and CUB's merge, documented as unstable, must produce exactly what mgpu's does, values
+// included. The largest key, 2 * 4 * 2^27 + 1 at the 2^28-element merge, fits in int32.
+template <class T>
+device_array<T> sorted_distinct(env& e, std::int64_t n, std::uint64_t salt, int parity) {
+  device_array<T> gaps(n), out(n);
+  bench::fill_random<T>(gaps.data(), n, e.seed ^ salt, T(1), T(4), e.ctx);
+  cub_once([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(temp, bytes, gaps.data(), out.data(), cub_count(n), e.stream());
+  });
+  T* p = out.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { p[i] = T(2 * p[i] + parity); }, n, e.ctx);
+  return out;
+}
+
 // ---- cases -------------------------------------------------------------------------------------
 
 struct reduce_case {
   static constexpr const char* name = "reduce";
+  static constexpr bool all_types = true;  // int32, int64 and float (the others: int32 only)
   template <class T>
   static void run(env& e, std::int64_t n) {
     device_array<T> in = summable_input<T>(e, n), mgpu_out(1), cccl_out(1);
@@ -62,6 +105,7 @@ template <mgpu::scan_kind kind>
 struct scan_case {
   static constexpr bool exclusive = kind == mgpu::scan_kind::exclusive;
   static constexpr const char* name = exclusive ? "exclusive_scan" : "inclusive_scan";
+  static constexpr bool all_types = true;
   template <class T>
   static void run(env& e, std::int64_t n) {
     device_array<T> in = summable_input<T>(e, n), mgpu_out(n), cccl_out(n);
@@ -83,6 +127,388 @@ struct scan_case {
   }
 };
 
+// Merges two sorted halves, a (n / 2 keys) and b (the rest), into n outputs. Keys are distinct
+// (sorted_distinct), so the output is unique and checks exactly, values included.
+template <bool pairs>
+struct merge_case {
+  static constexpr const char* name = pairs ? "merge_pairs" : "merge_keys";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    using V = std::int32_t;
+    const std::int64_t na = n / 2, nb = n - na;
+    device_array<T> a = sorted_distinct<T>(e, na, 0xa, 0), b = sorted_distinct<T>(e, nb, 0xb, 1);
+    device_array<T> mgpu_keys(n), cccl_keys(n);
+    device_array<V> a_values, b_values, mgpu_values, cccl_values;
+    if constexpr (pairs) {
+      a_values = random_input<V>(e, na, 0xc);
+      b_values = random_input<V>(e, nb, 0xd);
+      mgpu_values = device_array<V>(n);
+      cccl_values = device_array<V>(n);
+    }
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      if constexpr (pairs)
+        return cub::DeviceMerge::MergePairs(temp, bytes, a.data(), a_values.data(), na, b.data(), b_values.data(), nb,
+                                            cccl_keys.data(), cccl_values.data(), mgpu::less<T>(), e.stream());
+      else
+        return cub::DeviceMerge::MergeKeys(temp, bytes, a.data(), na, b.data(), nb, cccl_keys.data(), mgpu::less<T>(),
+                                           e.stream());
+    });
+    auto mgpu_run = [&] {
+      if constexpr (pairs)
+        mgpu::merge(a.data(), a_values.data(), na, b.data(), b_values.data(), nb, mgpu_keys.data(),
+                    mgpu_values.data(), mgpu::less<T>(), e.ctx);
+      else
+        mgpu::merge(a.data(), na, b.data(), nb, mgpu_keys.data(), mgpu::less<T>(), e.ctx);
+    };
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)), mgpu_run, cccl);  // reads n, writes n
+    e.check(c, mgpu_keys, cccl_keys, n);
+    if constexpr (pairs) e.check(c, mgpu_values, cccl_values, n);
+  }
+};
+
+// Random keys (and values), sorted in place by both. Before every run, outside the timed region,
+// each implementation's arrays are restored from the unsorted input. CUB: DeviceMergeSort's
+// in-place StableSortKeys / StableSortPairs (the same code as SortKeys / SortPairs, documented
+// stable), so that its output must equal mgpu's stable sort exactly.
+template <bool pairs>
+struct mergesort_case {
+  static constexpr const char* name = pairs ? "mergesort_pairs" : "mergesort_keys";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    using V = std::int32_t;
+    device_array<T> keys = random_input<T>(e, n, 0x50), mgpu_keys(n), cccl_keys(n);
+    device_array<V> values, mgpu_values, cccl_values;
+    if constexpr (pairs) {
+      values = random_input<V>(e, n, 0x51);
+      mgpu_values = device_array<V>(n);
+      cccl_values = device_array<V>(n);
+    }
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      if constexpr (pairs)
+        return cub::DeviceMergeSort::StableSortPairs(temp, bytes, cccl_keys.data(), cccl_values.data(), cub_count(n),
+                                                     mgpu::less<T>(), e.stream());
+      else
+        return cub::DeviceMergeSort::StableSortKeys(temp, bytes, cccl_keys.data(), cub_count(n), mgpu::less<T>(),
+                                                    e.stream());
+    });
+    auto restore = [&](device_array<T>& k, device_array<V>& v) {
+      copy_async(k.data(), keys.data(), n, e.stream());
+      if constexpr (pairs) copy_async(v.data(), values.data(), n, e.stream());
+    };
+    auto mgpu_run = [&] {
+      if constexpr (pairs)
+        mgpu::mergesort(mgpu_keys.data(), mgpu_values.data(), n, mgpu::less<T>(), e.ctx);
+      else
+        mgpu::mergesort(mgpu_keys.data(), n, mgpu::less<T>(), e.ctx);
+    };
+    case_id c{name, type_name<T>::value, n};
+    e.compare_with_setup(c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)),
+                         [&] { restore(mgpu_keys, mgpu_values); }, mgpu_run, [&] { restore(cccl_keys, cccl_values); },
+                         cccl);
+    e.check(c, mgpu_keys, cccl_keys, n);
+    if constexpr (pairs) e.check(c, mgpu_values, cccl_values, n);
+  }
+};
+
+// mgpu::radix_sort is cub::DeviceRadixSort on CUDA (with its alternate buffer and temporary
+// storage from the context's pool, and a copy back when the passes end in the alternate): this
+// case measures the wrapper. The baseline is CUB's DoubleBuffer form with both halves allocated
+// outside the timed region; its result stays wherever the selector ends (no copy back). Inputs
+// are restored before every run, as for mergesort.
+template <bool pairs>
+struct radix_sort_case {
+  static constexpr const char* name = pairs ? "radix_sort_pairs" : "radix_sort_keys";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    using V = std::int32_t;
+    device_array<T> keys = random_input<T>(e, n, 0x60), mgpu_keys(n), cccl_keys(n), cccl_keys_alt(n);
+    device_array<V> values, mgpu_values, cccl_values, cccl_values_alt;
+    if constexpr (pairs) {
+      values = random_input<V>(e, n, 0x61);
+      mgpu_values = device_array<V>(n);
+      cccl_values = device_array<V>(n);
+      cccl_values_alt = device_array<V>(n);
+    }
+    const T* cccl_keys_out = nullptr;
+    const V* cccl_values_out = nullptr;
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      cub::DoubleBuffer<T> k(cccl_keys.data(), cccl_keys_alt.data());
+      cudaError_t status;
+      if constexpr (pairs) {
+        cub::DoubleBuffer<V> v(cccl_values.data(), cccl_values_alt.data());
+        status = cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, cub_count(n), 0, int(8 * sizeof(T)), e.stream());
+        cccl_values_out = v.Current();
+      } else {
+        status = cub::DeviceRadixSort::SortKeys(temp, bytes, k, cub_count(n), 0, int(8 * sizeof(T)), e.stream());
+      }
+      cccl_keys_out = k.Current();
+      return status;
+    });
+    auto restore = [&](device_array<T>& k, device_array<V>& v) {
+      copy_async(k.data(), keys.data(), n, e.stream());
+      if constexpr (pairs) copy_async(v.data(), values.data(), n, e.stream());
+    };
+    auto mgpu_run = [&] {
+      if constexpr (pairs)
+        mgpu::radix_sort(mgpu_keys.data(), mgpu_values.data(), n, e.ctx);
+      else
+        mgpu::radix_sort(mgpu_keys.data(), n, e.ctx);
+    };
+    case_id c{name, type_name<T>::value, n};
+    e.compare_with_setup(c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)),
+                         [&] { restore(mgpu_keys, mgpu_values); }, mgpu_run, [&] { restore(cccl_keys, cccl_values); },
+                         cccl);
+    e.check(c, mgpu_keys.data(), cccl_keys_out, n);
+    if constexpr (pairs) e.check(c, mgpu_values.data(), cccl_values_out, n);
+  }
+};
+
+// Removes half of n random values: the odd positions (alternate), or each position with
+// probability 1/2 (random). mgpu takes the sorted positions to remove (int32); the baseline,
+// cub::DeviceSelect::Flagged, takes one keep flag per element (uint8). Both position list and flags
+// are built before timing. Bytes: input read, positions read, survivors written.
+enum class removal { alternate, random };
+
+template <removal kind>
+struct bulk_remove_case {
+  static constexpr const char* name = kind == removal::alternate ? "bulk_remove_alternate" : "bulk_remove_random";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    device_array<T> in = random_input<T>(e, n, 0x70);
+    device_array<std::uint8_t> keep(n), gone(n);
+    device_array<int> positions(n), removed(n);
+    device_array<std::int64_t> selected(1);
+    std::uint8_t* keep_p = keep.data();
+    std::uint8_t* gone_p = gone.data();
+    int* positions_p = positions.data();
+    const std::uint64_t seed = e.seed ^ 0x71;
+    mgpu::transform(
+        [=] MGPU_LAMBDA(std::int64_t i) {
+          bool kept = kind == removal::alternate ? i % 2 == 0 : (bench::mix64(seed ^ bench::mix64(std::uint64_t(i))) >> 63) != 0;
+          keep_p[i] = kept;
+          gone_p[i] = !kept;
+          positions_p[i] = int(i);
+        },
+        n, e.ctx);
+    // The removed positions, in order: positions where gone is set.
+    cub_once([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceSelect::Flagged(temp, bytes, positions.data(), gone.data(), removed.data(), selected.data(), n,
+                                        e.stream());
+    });
+    const std::int64_t r = selected.at(0, e.stream()), kept = n - r;
+    device_array<T> mgpu_out(kept), cccl_out(kept);
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceSelect::Flagged(temp, bytes, in.data(), keep.data(), cccl_out.data(), selected.data(), n,
+                                        e.stream());
+    });
+    auto mgpu_run = [&] { mgpu::bulk_remove(in.data(), n, removed.data(), r, mgpu_out.data(), e.ctx); };
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, double(n) * sizeof(T) + double(r) * sizeof(int) + double(kept) * sizeof(T), mgpu_run, cccl);
+    e.check(c, mgpu_out, cccl_out, kept);
+  }
+};
+
+// Inserts a (n / 2 random values) into b (the rest) before sorted random positions in
+// [0, b_count] (int32). CCCL has no bulk insert: the case has no baseline (speedup "-"); the
+// result is checked against a plain scatter computed before timing (a[i] goes to
+// indices[i] + i, b[j] to j + the number of indices <= j). Bytes: a, indices and b read, the
+// output written.
+struct bulk_insert_case {
+  static constexpr const char* name = "bulk_insert";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    const std::int64_t a_count = n / 2, b_count = n - a_count;
+    device_array<T> a = random_input<T>(e, a_count, 0x80), b = random_input<T>(e, b_count, 0x81);
+    device_array<int> unsorted(a_count), indices(a_count);
+    bench::fill_random<int>(unsorted.data(), a_count, e.seed ^ 0x82, 0, int(b_count), e.ctx);
+    cub_once([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceRadixSort::SortKeys(temp, bytes, unsorted.data(), indices.data(), cub_count(a_count), 0, 32,
+                                            e.stream());
+    });
+    device_array<T> mgpu_out(n), expected(n);
+    const T* a_p = a.data();
+    const T* b_p = b.data();
+    const int* idx = indices.data();
+    T* expected_p = expected.data();
+    mgpu::transform(
+        [=] MGPU_LAMBDA(std::int64_t i) {
+          if (i < a_count) {
+            expected_p[idx[i] + i] = a_p[i];
+          } else {
+            std::int64_t j = i - a_count, lo = 0, hi = a_count;  // upper bound of j in the indices
+            while (lo < hi) {
+              std::int64_t mid = lo + (hi - lo) / 2;
+              if (idx[mid] <= j)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            expected_p[j + lo] = b_p[j];
+          }
+        },
+        n, e.ctx);
+    auto mgpu_run = [&] {
+      mgpu::bulk_insert(a.data(), a_count, indices.data(), b.data(), b_count, mgpu_out.data(), e.ctx);
+    };
+    case_id c{name, type_name<T>::value, n};
+    double bytes = double(a_count) * double(sizeof(T) + sizeof(int)) + double(b_count) * sizeof(T) + double(n) * sizeof(T);
+    e.add(c, bytes, e.time("mgpu", mgpu_run), {});
+    e.check(c, mgpu_out, expected, n);
+  }
+};
+
+// ---- segmented sort ----------------------------------------------------------------------------
+
+// How the n keys split into segments (shared/PERFORMANCE.md's profiles).
+struct seg_profile {
+  enum kind_t { fixed, random, one, half_one } kind;
+  std::int64_t size;  // fixed: every segment's size (the last may be shorter); random: sizes in [0, size]
+};
+
+// The segments' offsets: element i < segments is the start of segment i, element segments is n.
+// Every profile starts a segment at 0, so these are mgpu's heads (the first `segments` entries)
+// and CUB's begin offsets (offsets) and end offsets (offsets + 1) alike.
+std::vector<int> segment_offsets(seg_profile p, std::int64_t n, std::uint64_t seed) {
+  std::vector<int> offsets;
+  switch (p.kind) {
+    case seg_profile::fixed:
+      for (std::int64_t s = 0; s < n; s += p.size) offsets.push_back(int(s));
+      break;
+    case seg_profile::random: {
+      std::int64_t s = 0;
+      for (std::uint64_t i = 0; s < n; ++i) {
+        offsets.push_back(int(s));  // sizes of 0 repeat a head: an empty segment
+        s += std::int64_t(bench::mix64(seed ^ bench::mix64(i)) % std::uint64_t(p.size + 1));
+      }
+      break;
+    }
+    case seg_profile::one:
+      offsets.push_back(0);
+      break;
+    case seg_profile::half_one:
+      offsets.push_back(0);
+      for (std::int64_t s = n / 2; s < n; s += 8) offsets.push_back(int(s));
+      break;
+  }
+  offsets.push_back(int(n));
+  return offsets;
+}
+
+// Random int32 keys (and values) sorted within each segment: mgpu::segmented_sort in place (input
+// restored before every run, outside the timed region) against CUB's copying
+// DeviceSegmentedSort::StableSortKeys / StableSortPairs (stable, so the outputs must be equal).
+template <bool pairs>
+void segsort_run(env& e, const std::string& name, seg_profile profile, std::int64_t n) {
+  using T = std::int32_t;
+  using V = std::int32_t;
+  if (n > INT_MAX) throw std::invalid_argument("segsort: n does not fit in int32 offsets");
+  std::vector<int> host_offsets = segment_offsets(profile, n, e.seed ^ 0x91);
+  const std::int64_t segments = std::int64_t(host_offsets.size()) - 1;
+  device_array<int> offsets(segments + 1);
+  MGPU_CUDA_CHECK(cudaMemcpyAsync(offsets.data(), host_offsets.data(), host_offsets.size() * sizeof(int),
+                                  cudaMemcpyHostToDevice, e.stream()));
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+  device_array<T> keys = random_input<T>(e, n, 0x90), mgpu_keys(n), cccl_keys(n);
+  device_array<V> values, mgpu_values, cccl_values;
+  if constexpr (pairs) {
+    values = random_input<V>(e, n, 0x92);
+    mgpu_values = device_array<V>(n);
+    cccl_values = device_array<V>(n);
+  }
+  const int* begins = offsets.data();
+  const int* ends = offsets.data() + 1;
+  cub_call cccl([&](void* temp, std::size_t& bytes) {
+    if constexpr (pairs)
+      return cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, keys.data(), cccl_keys.data(), values.data(),
+                                                       cccl_values.data(), n, segments, begins, ends, e.stream());
+    else
+      return cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, keys.data(), cccl_keys.data(), n, segments, begins,
+                                                      ends, e.stream());
+  });
+  auto segs = mgpu::segments_by_heads(begins, segments);
+  auto mgpu_setup = [&] {
+    copy_async(mgpu_keys.data(), keys.data(), n, e.stream());
+    if constexpr (pairs) copy_async(mgpu_values.data(), values.data(), n, e.stream());
+  };
+  auto mgpu_run = [&] {
+    if constexpr (pairs)
+      mgpu::segmented_sort(mgpu_keys.data(), mgpu_values.data(), n, segs, mgpu::less<T>(), e.ctx);
+    else
+      mgpu::segmented_sort(mgpu_keys.data(), n, segs, mgpu::less<T>(), e.ctx);
+  };
+  case_id c{name, type_name<T>::value, n};
+  e.compare_with_setup(c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)), mgpu_setup, mgpu_run,
+                       bench::no_setup(), cccl);
+  e.check(c, mgpu_keys, cccl_keys, n);
+  if constexpr (pairs) e.check(c, mgpu_values, cccl_values, n);
+}
+
+// ---- locality sort -----------------------------------------------------------------------------
+
+// Sorted keys (strictly increasing, gaps random in [1, 4], so at most 4n) with 1% of them
+// displaced locally: each position, with probability 1/200, swaps with one 1 to 64 places after
+// it, unless either key has already moved (0.99% of the keys move, none by more than 64 places).
+// Built on the host (a sequential pass), which takes a fraction of a second at 2^26.
+template <class T>
+device_array<T> nearly_sorted(env& e, std::int64_t n) {
+  std::vector<T> h(static_cast<std::size_t>(n));
+  T key = 0;
+  for (std::int64_t i = 0; i < n; ++i) h[i] = key = T(key + 1 + T(bench::mix64(e.seed ^ bench::mix64(i)) % 4));
+  std::vector<bool> moved(static_cast<std::size_t>(n));  // a key swaps at most once: no drift past 64
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::uint64_t r = bench::mix64((e.seed ^ 0x10ca1) ^ bench::mix64(std::uint64_t(i)));
+    if (r % 200 == 0 && !moved[i]) {
+      std::int64_t j = i + 1 + std::int64_t((r >> 40) % 64);
+      if (j < n && !moved[j]) {
+        std::swap(h[i], h[j]);
+        moved[i] = moved[j] = true;
+      }
+    }
+  }
+  device_array<T> d(n);
+  MGPU_CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice, e.stream()));
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+  return d;
+}
+
+// mgpu::locality_sort against mgpu::mergesort of the same input (the primary baseline: the
+// target is a ratio between the two), with CUB's DeviceMergeSort::StableSortKeys for reference.
+// All three sort in place from the same input, restored before every run.
+enum class presorted { nearly, random };
+
+template <presorted kind>
+struct locality_sort_case {
+  static constexpr const char* name = kind == presorted::nearly ? "locality_sort_nearly" : "locality_sort_random";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    device_array<T> keys = kind == presorted::nearly ? nearly_sorted<T>(e, n) : random_input<T>(e, n, 0xa0);
+    device_array<T> mgpu_keys(n), mergesort_keys(n), cccl_keys(n);
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceMergeSort::StableSortKeys(temp, bytes, cccl_keys.data(), cub_count(n), mgpu::less<T>(),
+                                                  e.stream());
+    });
+    auto restore = [&](device_array<T>& k) {
+      T* to = k.data();
+      return [&e, &keys, n, to] { copy_async(to, keys.data(), n, e.stream()); };
+    };
+    timed locality = e.time("mgpu", [&] { mgpu::locality_sort(mgpu_keys.data(), n, mgpu::less<T>(), e.ctx); },
+                            restore(mgpu_keys));
+    timed mergesort = e.time("mgpu_mergesort", [&] { mgpu::mergesort(mergesort_keys.data(), n, mgpu::less<T>(), e.ctx); },
+                             restore(mergesort_keys));
+    timed cub = e.time("cccl", cccl, restore(cccl_keys));
+    case_id c{name, type_name<T>::value, n};
+    e.add(c, 2.0 * double(n) * sizeof(T), locality, {mergesort, cub});
+    e.check(c, mgpu_keys, cccl_keys, n);
+  }
+};
+
 // ---- the registry ------------------------------------------------------------------------------
 
 enum class elem { int32, int64, float32 };
@@ -99,27 +525,80 @@ template <class Case>
 void run_as(elem t, env& e, std::int64_t n) {
   switch (t) {
     case elem::int32: Case::template run<std::int32_t>(e, n); break;
-    case elem::int64: Case::template run<std::int64_t>(e, n); break;
-    case elem::float32: Case::template run<float>(e, n); break;
+    case elem::int64:
+      if constexpr (Case::all_types) Case::template run<std::int64_t>(e, n);
+      break;
+    case elem::float32:
+      if constexpr (Case::all_types) Case::template run<float>(e, n);
+      break;
   }
 }
 
+// The sizes a primitive runs at (log2 n): by default, with --quick, and the headline size whose
+// int32 row goes into the closing summary.
+struct size_plan {
+  std::vector<int> full, quick;
+  int headline;
+};
+
 struct primitive {
-  const char* name;  // what --filter matches
-  void (*run)(elem, env&, std::int64_t);
+  std::string name;  // what --filter matches
+  std::function<void(elem, env&, std::int64_t)> run;
+  bool all_types;  // int32, int64 and float; otherwise int32 only
+  size_plan sizes;
 };
 
 template <class Case>
-primitive entry() {
-  return {Case::name, &run_as<Case>};
+primitive entry(const size_plan& sizes) {
+  return {Case::name, &run_as<Case>, Case::all_types, sizes};
+}
+
+template <bool pairs>
+primitive segsort_entry(const std::string& name, seg_profile profile, const size_plan& sizes) {
+  return {name, [name, profile](elem, env& e, std::int64_t n) { segsort_run<pairs>(e, name, profile, n); }, false,
+          sizes};
 }
 
 // In report order.
-const primitive primitives[] = {
-    entry<reduce_case>(),
-    entry<scan_case<mgpu::scan_kind::exclusive>>(),
-    entry<scan_case<mgpu::scan_kind::inclusive>>(),
-};
+const std::vector<primitive>& primitives() {
+  const size_plan streaming_all{{20, 22, 24, 26, 28}, {24, 28}, 28};  // reduce and scans
+  const size_plan streaming{{20, 22, 24, 26, 28}, {28}, 28};          // merge, bulk remove and insert
+  const size_plan sorting{{22, 26}, {26}, 26};                        // sorts
+  const size_plan profile{{26}, {26}, 26};                            // segmented sort profiles
+  using sp = seg_profile;
+  static const std::vector<primitive> list = {
+      entry<reduce_case>(streaming_all),
+      entry<scan_case<mgpu::scan_kind::exclusive>>(streaming_all),
+      entry<scan_case<mgpu::scan_kind::inclusive>>(streaming_all),
+      entry<merge_case<false>>(streaming),
+      entry<merge_case<true>>(streaming),
+      entry<mergesort_case<false>>(sorting),
+      entry<mergesort_case<true>>(sorting),
+      entry<radix_sort_case<false>>(sorting),
+      entry<radix_sort_case<true>>(sorting),
+      entry<bulk_remove_case<removal::alternate>>(streaming),
+      entry<bulk_remove_case<removal::random>>(streaming),
+      entry<bulk_insert_case>(streaming),
+      segsort_entry<false>("segsort_fixed_8", {sp::fixed, 8}, profile),
+      segsort_entry<false>("segsort_fixed_16", {sp::fixed, 16}, profile),
+      segsort_entry<false>("segsort_fixed_96", {sp::fixed, 96}, profile),
+      segsort_entry<false>("segsort_fixed_128", {sp::fixed, 128}, profile),
+      segsort_entry<false>("segsort_fixed_256", {sp::fixed, 256}, profile),
+      segsort_entry<false>("segsort_fixed_1024", {sp::fixed, 1024}, profile),
+      segsort_entry<false>("segsort_fixed_16384", {sp::fixed, 1 << 14}, profile),
+      segsort_entry<false>("segsort_fixed_1048576", {sp::fixed, 1 << 20}, profile),
+      segsort_entry<false>("segsort_random_0_128", {sp::random, 128}, profile),
+      segsort_entry<false>("segsort_one", {sp::one, 0}, profile),
+      segsort_entry<false>("segsort_half_one", {sp::half_one, 0}, profile),
+      segsort_entry<true>("segsort_pairs_fixed_8", {sp::fixed, 8}, profile),
+      segsort_entry<true>("segsort_pairs_fixed_128", {sp::fixed, 128}, profile),
+      segsort_entry<true>("segsort_pairs_fixed_1024", {sp::fixed, 1024}, profile),
+      segsort_entry<true>("segsort_pairs_random_0_128", {sp::random, 128}, profile),
+      entry<locality_sort_case<presorted::nearly>>(sorting),
+      entry<locality_sort_case<presorted::random>>(sorting),
+  };
+  return list;
+}
 
 // ---- command line ------------------------------------------------------------------------------
 
@@ -132,11 +611,12 @@ void usage(const char* argv0) {
   std::printf(
       "usage: %s [--csv PATH] [--quick] [--filter SUBSTRING]\n"
       "  --csv PATH          also write the results as CSV to PATH\n"
-      "  --quick             2^24 and 2^28 only, int32 only, fewer repetitions\n"
+      "  --quick             int32 only, one size per primitive (2^24 and 2^28 for reduce and scans),\n"
+      "                      fewer repetitions\n"
       "  --filter SUBSTRING  only the primitives whose name contains SUBSTRING\n"
       "primitives:",
       argv0);
-  for (const primitive& p : primitives) std::printf(" %s", p.name);
+  for (const primitive& p : primitives()) std::printf(" %s", p.name.c_str());
   std::printf("\n");
 }
 
@@ -175,10 +655,12 @@ std::string utc_now() {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows in a log as it happens
   options opt = parse(argc, argv);
-  const std::vector<int> log_sizes = opt.quick ? std::vector<int>{24, 28} : std::vector<int>{20, 22, 24, 26, 28};
   const std::vector<elem> types =
       opt.quick ? std::vector<elem>{elem::int32} : std::vector<elem>{elem::int32, elem::int64, elem::float32};
   const int warmup = opt.quick ? 2 : 3, reps = opt.quick ? 10 : 25;
+  // Slow calls (CUB's segmented sort of large segments: 40 ms to 0.3 s) get fewer runs: each
+  // implementation of a case spends about this long in its timed runs (see bench::median_ms).
+  const double budget_ms = opt.quick ? 400 : 1000;
 
   try {
     mgpu::context ctx;
@@ -192,16 +674,19 @@ int main(int argc, char** argv) {
                 CUB_SUBMINOR_VERSION);
     double ceiling = bench::memcpy_gbps(ctx.stream());
     std::printf("memcpy ceiling (device-to-device 1 GiB, read + write): %.1f GB/s\n", ceiling);
-    std::printf("method: median of %d runs after %d warm-ups, L2 flushed before each; GB/s counts the fewest bytes\n",
-                reps, warmup);
+    std::printf("method: median of %d runs after %d warm-ups (slow calls: fewer, at least %d, about %.0f ms of runs), "
+                "L2 flushed before each; GB/s counts the fewest bytes\n",
+                reps, warmup, bench::min_reps, budget_ms);
 
-    bench::report out(utc_now(), props.name, ceiling, opt.csv);
+    bench::report out(utc_now(), props.name, ceiling, opt.csv, reps);
     bench::l2_flush flush(props.l2_bytes);
-    env e{ctx, warmup, reps, flush, out};
-    for (const primitive& p : primitives) {
-      if (std::string(p.name).find(opt.filter) == std::string::npos) continue;
-      for (elem t : types)
-        for (int lg : log_sizes) {
+    env e{ctx, warmup, reps, flush, out, budget_ms};
+    for (const primitive& p : primitives()) {
+      if (p.name.find(opt.filter) == std::string::npos) continue;
+      e.headline_n = std::int64_t(1) << p.sizes.headline;
+      for (elem t : types) {
+        if (!p.all_types && t != elem::int32) continue;
+        for (int lg : opt.quick ? p.sizes.quick : p.sizes.full) {
           std::int64_t n = std::int64_t(1) << lg;
           try {
             p.run(t, e, n);
@@ -213,6 +698,7 @@ int main(int argc, char** argv) {
               throw mgpu::cuda_error(sticky, "cudaDeviceSynchronize after a failed case");
           }
         }
+      }
     }
     out.summary();
     return out.failed() ? 1 : 0;

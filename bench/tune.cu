@@ -7,12 +7,15 @@
 
 #include <mgpu/mgpu.hpp>
 
+#include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -67,6 +70,56 @@ void tune_reduce(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   cudaFree(temp);
 }
 
+// Mergesort of random int32 keys: shapes against cub::DeviceMergeSort::SortKeys.
+template <class... Shapes>
+void tune_mergesort(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
+  bench::device_array<int> source(n), keys(n), ref(n);
+  bench::fill_random<int>(source.data(), n, 11, 0, 1 << 30, ctx);
+  auto reset = [&](int* to) { cudaMemcpyAsync(to, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()); };
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  MGPU_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp, bytes, ref.data(), n, mgpu::less<int>(), ctx.stream()));
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  // The copy that restores the input runs in both timings.
+  double cub_ms = bench::median_ms([&] { reset(ref.data()); cub::DeviceMergeSort::SortKeys(temp, bytes, ref.data(), n, mgpu::less<int>(), ctx.stream()); },
+                                   2, 7, ctx.stream(), &flush);
+  std::printf("mergesort int32 n=%lld: cub %.4f ms (with a reset copy)\n", (long long)n, cub_ms);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    double ms = bench::median_ms([&] { reset(keys.data()); mgpu::mergesort<P>(keys.data(), n, mgpu::less<int>(), ctx); },
+                                 2, 7, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(keys.data(), ref.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
+// Segmented sort of random int32 keys in segments of `size`: against cub::DeviceSegmentedSort.
+void tune_segmented_sort(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
+  bench::device_array<int> source(n), keys(n), ref(n), ref_out(n);
+  bench::fill_random<int>(source.data(), n, 13, 0, 1 << 30, ctx);
+  std::int64_t segments = (n + size - 1) / size;
+  bench::device_array<int> heads(segments + 1);
+  int* h = heads.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { h[i] = int(i * size < n ? i * size : n); }, segments + 1, ctx);
+  auto reset = [&](int* to) { cudaMemcpyAsync(to, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()); };
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  MGPU_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, ref.data(), ref_out.data(), int(n), int(segments), h, h + 1, ctx.stream()));
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  reset(ref.data());
+  double cub_ms = bench::median_ms([&] { cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, ref.data(), ref_out.data(), int(n), int(segments), h, h + 1, ctx.stream()); },
+                                   2, 7, ctx.stream(), &flush);
+  double mgpu_ms = bench::median_ms([&] { reset(keys.data()); mgpu::segmented_sort(keys.data(), n, mgpu::segments_by_heads(h, segments), mgpu::less<int>(), ctx); },
+                                    2, 7, ctx.stream(), &flush);
+  double copy_ms = bench::median_ms([&] { reset(keys.data()); }, 2, 7, ctx.stream(), &flush);
+  bench::mismatches m = bench::compare_arrays(keys.data(), ref_out.data(), n, ctx.stream());
+  std::printf("segmented sort int32 n=%lld segments of %d: cub %.4f ms, mgpu %.4f ms (minus its reset copy %.4f: %.4f)  %.2fx  %s\n",
+              (long long)n, size, cub_ms, mgpu_ms, copy_ms, mgpu_ms - copy_ms, cub_ms / (mgpu_ms - copy_ms), m.count ? "MISMATCH" : "ok");
+  cudaFree(temp);
+}
+
 template <int NT, int VT>
 using lp = mgpu::launch_params<NT, VT>;
 template <int NT, int VT, int MIN_CTAS>
@@ -79,12 +132,19 @@ int main(int argc, char** argv) {
   try {
     mgpu::context ctx;
     bench::l2_flush flush(ctx.props().l2_bytes);
-    tune_reduce<std::int32_t, lp<128, 32>, lp<256, 64>>(ctx, n, flush);
-    tune_reduce<std::int64_t, lp<128, 16>, lp<256, 8>>(ctx, n, flush);
-    tune_reduce<float, lp<128, 32>>(ctx, n, flush);
-    tune_scan<std::int32_t, lp<128, 41>, lp<128, 45>, lp<128, 53>, lp<128, 61>, lp<64, 61>, lp<96, 41>, lp<192, 41>,
-              lp<64, 83>, lpm<128, 41, 4>>(ctx, n, flush);
-    tune_scan<std::int64_t, lp<128, 21>, lp<128, 25>, lp<128, 31>, lp<64, 41>, lp<96, 25>, lp<192, 21>>(ctx, n, flush);
+    std::string what = argc > 2 ? argv[2] : "all";
+    if (what == "all" || what == "reduce") {
+      tune_reduce<std::int32_t, lp<128, 32>, lp<256, 64>>(ctx, n, flush);
+      tune_reduce<std::int64_t, lp<128, 16>, lp<256, 8>>(ctx, n, flush);
+    }
+    if (what == "all" || what == "scan") {
+      tune_scan<std::int32_t, lp<128, 41>, lp<128, 53>>(ctx, n, flush);
+      tune_scan<std::int64_t, lp<128, 21>, lp<128, 31>>(ctx, n, flush);
+    }
+    if (what == "all" || what == "sort") {
+      tune_mergesort<lp<256, 11>, lp<256, 15>, lp<128, 15>, lp<256, 7>, lp<512, 11>, lp<128, 23>>(ctx, n, flush);
+      for (int size : {8, 128, 1024, 1 << 20}) tune_segmented_sort(ctx, n, size, flush);
+    }
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;

@@ -177,6 +177,87 @@ void demo_bulk(mgpu::context& ctx) {
   print_array(grown, "%4d");
 }
 
+// ---- merge, mergesort, segmented sort, locality sort -------------------------------------------
+
+void demo_merge_sort(mgpu::context& ctx) {
+  std::printf("\n\nMERGE KEYS DEMONSTRATION:\n\n");
+
+  // Two lists of 50 random integers in [0, 100), sorted on the device first.
+  const int n = 50;
+  mgpu::buffer<int> a(random_ints(n, 100, 2014), ctx), b(random_ints(n, 100, 2015), ctx);
+  mgpu::mergesort(a.data(), n, mgpu::less<>(), ctx);
+  mgpu::mergesort(b.data(), n, mgpu::less<>(), ctx);
+  std::printf("A:\n");
+  print_array(a, "%4d");
+  std::printf("\nB:\n");
+  print_array(b, "%4d");
+
+  mgpu::buffer<int> merged(2 * n, ctx), merged_values(2 * n, ctx);
+  mgpu::merge(a.data(), n, b.data(), n, merged.data(), mgpu::less<>(), ctx);
+  std::printf("\nmerge (keys):\n");
+  print_array(merged, "%4d");
+
+  std::printf("\n\nMERGE PAIRS DEMONSTRATION:\n\n");
+  // Each value names its key's origin: a[i] carries i, b[i] carries 100 + i (counting_iterators).
+  // On equal keys A's come first, as in std::merge.
+  mgpu::merge(a.data(), mgpu::make_counting_iterator(0), n, b.data(), mgpu::make_counting_iterator(100), n,
+              merged.data(), merged_values.data(), mgpu::less<>(), ctx);
+  std::printf("Merged keys:\n");
+  print_array(merged, "%4d");
+  std::printf("\nMerged values (i: a[i], 100 + i: b[i]):\n");
+  print_array(merged_values, "%4d");
+
+  std::printf("\n\nMERGESORT KEYS DEMONSTRATION:\n\n");
+  const int m = 100;
+  mgpu::buffer<int> keys(random_ints(m, 100, 2016), ctx);
+  std::printf("Input keys:\n");
+  print_array(keys, "%4d");
+  mgpu::mergesort(keys.data(), m, mgpu::less<>(), ctx);
+  std::printf("\nmergesort (less):\n");
+  print_array(keys, "%4d");
+
+  std::printf("\n\nMERGESORT PAIRS DEMONSTRATION:\n\n");
+  // Keys in [0, 10), so most are repeated; each value is its key's original position. The sort
+  // is stable: within a run of equal keys the values still ascend.
+  mgpu::buffer<int> pair_keys(random_ints(m, 10, 2017), ctx), pair_values(m, ctx);
+  int* pv = pair_values.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { pv[i] = int(i); }, m, ctx);
+  std::printf("Input keys:\n");
+  print_array(pair_keys, "%4d");
+  mgpu::mergesort(pair_keys.data(), pair_values.data(), m, mgpu::less<>(), ctx);
+  std::printf("\nSorted keys:\n");
+  print_array(pair_keys, "%4d");
+  std::printf("\nSorted values (original positions; mergesort_indices writes the same):\n");
+  print_array(pair_values, "%4d");
+
+  std::printf("\n\nSEGMENTED SORT DEMONSTRATION:\n\n");
+  // Segments of 1 to 20 keys: each head is where a segment starts.
+  std::vector<int> heads;
+  std::vector<int> gaps = random_ints(m, 20, 2018);
+  for (int h = 0, i = 0; h < m; h += 1 + gaps[std::size_t(i++)]) heads.push_back(h);
+  mgpu::buffer<int> seg_heads(heads, ctx);
+  mgpu::buffer<int> seg_keys(random_ints(m, 100, 2019), ctx);
+  std::printf("Segment heads:\n");
+  print_array(seg_heads, "%4d");
+  std::printf("\nInput keys:\n");
+  print_array(seg_keys, "%4d");
+  auto segments = mgpu::segments_by_heads(seg_heads.data(), std::int64_t(heads.size()));
+  mgpu::segmented_sort(seg_keys.data(), m, segments, mgpu::less<>(), ctx);
+  std::printf("\nsegmented_sort (each segment sorted on its own):\n");
+  print_array(seg_keys, "%4d");
+
+  std::printf("\n\nLOCALITY SORT DEMONSTRATION:\n\n");
+  // Nearly sorted: key i is i plus a random 0 to 9, so every key is near its place.
+  std::vector<int> nearly = random_ints(m, 10, 2020);
+  for (int i = 0; i < m; ++i) nearly[std::size_t(i)] += i;
+  mgpu::buffer<int> local_keys(nearly, ctx);
+  std::printf("Input keys:\n");
+  print_array(local_keys, "%4d");
+  mgpu::locality_sort(local_keys.data(), m, mgpu::less<>(), ctx);
+  std::printf("\nlocality_sort:\n");
+  print_array(local_keys, "%4d");
+}
+
 }  // namespace
 
 int main() {
@@ -191,6 +272,7 @@ int main() {
     demo_reduce_scan(ctx);
     demo_write_your_own_kernel(ctx);
     demo_bulk(ctx);
+    demo_merge_sort(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());

@@ -127,6 +127,23 @@ MGPU_TYPED_TEST(MergeSortTyped, MergeMatchesStdMerge) {
   }
 }
 
+// Checked mode rejects unsorted merge inputs before writing anything.
+MGPU_TEST(MergeSort, CheckedModeRejectsUnsortedInputs) {
+  mgpu::context ctx;
+  ctx.set_checked(true);
+  mgpu::buffer<int> sorted(std::vector<int>{1, 2, 3}, ctx), unsorted(std::vector<int>{1, 5, 3}, ctx);
+  mgpu::buffer<int> out = poisoned<int>(6, ctx);
+  try {
+    mgpu::merge(sorted.data(), 3, unsorted.data(), 3, out.data(), mgpu::less<>(), ctx);
+    ADD_FAILURE() << "unsorted b accepted";
+  } catch (const mgpu::precondition_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'b_keys'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), out.to_host()));
+  mgpu::merge(sorted.data(), 3, sorted.data(), 3, out.data(), mgpu::less<>(), ctx);
+  EXPECT_TRUE(same(std::vector<int>{1, 1, 2, 2, 3, 3}, out.to_host()));
+}
+
 MGPU_TEST(MergeSort, BadArgumentsThrowAndWriteNothing) {
   mgpu::context ctx;
   mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx), out = poisoned<int>(6, ctx);

@@ -10,6 +10,7 @@
 #include "../cta/loadstore.hpp"
 #include "../cta/merge.hpp"
 #include "partition.hpp"
+#include "preconditions.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -89,6 +90,10 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
     check_disjoint(fn, "values_out", a_values, a_count, out_values, a_count + b_count);
     check_disjoint(fn, "values_out", b_values, b_count, out_values, a_count + b_count);
   }
+  if (ctx.checked()) {
+    check_sorted(fn, "a_keys", a_keys, a_count, comp, ctx);
+    check_sorted(fn, "b_keys", b_keys, b_count, comp, ctx);
+  }
   using P = params_or<params, merge_params<K>>;
   std::int64_t total = a_count + b_count;
   if (total == 0) return;
@@ -111,7 +116,9 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
 // Merges sorted a_keys[0, a_count) and b_keys[0, b_count) (both sorted by comp) into
 // keys_out[0, a_count + b_count). Stable: on ties a's elements come first, as std::merge.
 // keys_out must not overlap the inputs. Stream-ordered.
-// Throws std::invalid_argument for negative counts or null pointers.
+// Throws std::invalid_argument for negative counts, null pointers or overlapping outputs; in
+// checked mode, mgpu::precondition_error if an input is not sorted (unsorted inputs are
+// otherwise undefined behaviour).
 template <typename params = void, typename AKeys, typename BKeys, typename OutKeys, typename Comp>
 void merge(AKeys a_keys, std::int64_t a_count, BKeys b_keys, std::int64_t b_count, OutKeys keys_out, Comp comp,
            context& ctx) {

@@ -18,6 +18,7 @@ namespace mgpu {
 template <bounds B = bounds::lower, typename AIt, typename BIt, typename Comp>
 buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count,
                                            std::int64_t spacing, Comp comp, context& ctx) {
+  if (spacing <= 0) detail::throw_argument("mgpu::merge_path_partitions", "spacing", "must be positive");
   std::int64_t total = a_count + b_count;
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<std::int64_t> partitions(count, ctx);
@@ -35,6 +36,7 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
 template <bounds B = bounds::lower, typename KeyIt, typename Comp>
 buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, std::int64_t items,
                                               std::int64_t spacing, Comp comp, context& ctx) {
+  if (spacing <= 0) detail::throw_argument("mgpu::binary_search_partitions", "spacing", "must be positive");
   std::int64_t partitions_count = div_up(items, spacing) + 1;
   buffer<std::int64_t> partitions(partitions_count, ctx);
   std::int64_t* p = partitions.data();

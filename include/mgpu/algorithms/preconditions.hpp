@@ -70,5 +70,22 @@ void check_sorted_indices(const char* fn, const char* parameter, IndicesIt indic
   throw precondition_error(std::string(fn) + ": precondition violated: argument '" + parameter + "' has" + problems);
 }
 
+// Checked mode: throws precondition_error naming `fn` and `parameter` if keys[0, count) is not
+// sorted by comp (some key is less than its predecessor).
+template <typename KeysIt, typename Comp>
+void check_sorted(const char* fn, const char* parameter, KeysIt keys, std::int64_t count, Comp comp, context& ctx) {
+  if (count < 2) return;
+  buffer<unsigned long long> unsorted(std::vector<unsigned long long>{0}, ctx);
+  unsigned long long* u = unsorted.data();
+  transform([=] MGPU_LAMBDA(std::int64_t i) {
+    if (comp(keys[i + 1], keys[i])) atomicAdd(u, 1ull);
+  }, count - 1, ctx);
+  unsigned long long found = unsorted.to_host()[0];
+  if (found)
+    throw precondition_error(std::string(fn) + ": precondition violated: argument '" + parameter + "' is not sorted (" +
+                             std::to_string(found) + (found == 1 ? " key is" : " keys are") +
+                             " less than the one before)");
+}
+
 }  // namespace detail
 }  // namespace mgpu

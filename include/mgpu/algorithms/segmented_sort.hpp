@@ -43,11 +43,11 @@ namespace mgpu {
 template <typename HeadIt>
 struct segment_heads {
   HeadIt heads;
-  std::int64_t num_segments;
+  std::int64_t num_heads;
 };
 template <typename HeadIt>
-segment_heads<HeadIt> segments_by_heads(HeadIt heads, std::int64_t num_segments) {
-  return segment_heads<HeadIt>{heads, num_segments};
+segment_heads<HeadIt> segments_by_heads(HeadIt heads, std::int64_t num_heads) {
+  return segment_heads<HeadIt>{heads, num_heads};
 }
 
 // Segments given by a bitfield: bit (i % 32) of flags[i / 32] set means element i starts a
@@ -123,12 +123,11 @@ struct segment_index {
 template <typename HeadIt>
 segment_index<head_index<HeadIt>> make_segment_index(const char* fn, segment_heads<HeadIt> s, std::int64_t count,
                                                      int nv, context& ctx) {
-  check_count(fn, "num_segments", s.num_segments);
-  check_pointer(fn, "heads", s.heads, s.num_segments);
-  if (ctx.checked())
-    check_sorted_indices(fn, "heads", s.heads, s.num_segments, 0, count, "[0, count]", false, ctx);
-  buffer<std::int64_t> tile_heads = binary_search_partitions<bounds::lower>(s.heads, s.num_segments, count, nv, less<>(), ctx);
-  head_index<HeadIt> view{s.heads, s.num_segments, count, tile_heads.data()};
+  check_count(fn, "num_heads", s.num_heads);
+  check_pointer(fn, "heads", s.heads, s.num_heads);
+  if (ctx.checked()) check_sorted_indices(fn, "heads", s.heads, s.num_heads, 0, count, "[0, count]", false, ctx);
+  buffer<std::int64_t> tile_heads = binary_search_partitions<bounds::lower>(s.heads, s.num_heads, count, nv, less<>(), ctx);
+  head_index<HeadIt> view{s.heads, s.num_heads, count, tile_heads.data()};
   return segment_index<head_index<HeadIt>>{view, std::move(tile_heads), buffer<std::int64_t>()};
 }
 
@@ -206,12 +205,12 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     check_pointer(fn, "values", values, count);
     check_disjoint(fn, "values", keys, count, values, count);
   }
-  if (count == 0) return;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  auto index_owner = make_segment_index(fn, segments, count, NV, ctx);
+  if (count == 0) return;
+  auto index = index_owner.view;
   int tiles = num_tiles<P>(count, fn);
   int levels = ceil_log2(tiles);
-  auto index_owner = make_segment_index(fn, segments, count, NV, ctx);
-  auto index = index_owner.view;
 
   // Per tile: its end segments.
   buffer<tile_segments> ends(tiles, ctx);
@@ -374,9 +373,10 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
 }  // namespace detail
 
 // Sorts each segment of keys[0, count) in place by comp, stably (equal keys keep their order).
-// `segments` comes from segments_by_heads. Temporaries: a copy of the keys (and values), and a
-// few words per tile. Stream-ordered.
-// Throws std::invalid_argument for negative counts or null pointers.
+// `segments` comes from segments_by_heads or segments_by_flags. Temporaries: a copy of the keys
+// (and values), and a few words per tile (per 32 keys with flags). Stream-ordered.
+// Throws std::invalid_argument for negative counts or null pointers; in checked mode,
+// mgpu::precondition_error if heads are not sorted or not in [0, count].
 template <typename params = void, typename K, typename Segments, typename Comp>
 void segmented_sort(K* keys, std::int64_t count, Segments segments, Comp comp, context& ctx) {
   using P = params_or<params, segmented_sort_params<K>>;

@@ -27,7 +27,8 @@ struct merge_pair {
 };
 
 // Merges the next VT outputs of `range` from `keys` (stable: a first on ties). Outputs past the
-// range's total are left unset. `keys` must be readable one position past each list's end.
+// range's total hold unspecified values. Reads stay within each list, except one position past
+// a list's end when the list is empty: `keys` must be readable there.
 template <int VT, typename T, typename Comp>
 MGPU_DEVICE merge_pair<T, VT> serial_merge(const T* keys, merge_range range, Comp comp) {
   merge_pair<T, VT> out;
@@ -39,13 +40,12 @@ MGPU_DEVICE merge_pair<T, VT> serial_merge(const T* keys, merge_range range, Com
     int index = take_a ? range.a_begin : range.b_begin;
     out.keys[i] = take_a ? a_key : b_key;
     out.indices[i] = index;
-    T next = keys[index + 1];
     if (take_a) {
-      a_key = next;
       range.a_begin = index + 1;
+      if (range.a_begin < range.a_end) a_key = keys[range.a_begin];
     } else {
-      b_key = next;
       range.b_begin = index + 1;
+      if (range.b_begin < range.b_end) b_key = keys[range.b_begin];
     }
   }
   return out;

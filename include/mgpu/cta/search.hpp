@@ -8,8 +8,8 @@
 
 namespace mgpu {
 
-// lower: the first position whose element is not less than the key (ties go after the search
-// key's own run); upper: the first position whose element is greater.
+// lower: the first position whose element is not less than the key (before any equal elements);
+// upper: the first position whose element is greater than the key (after any equal elements).
 enum class bounds { lower, upper };
 
 // std::lower_bound / std::upper_bound over data[0, count).
