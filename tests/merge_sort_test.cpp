@@ -21,15 +21,6 @@ class MergeSortTyped : public ::testing::Test {};
 using key_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, float, double>;
 TYPED_TEST_SUITE(MergeSortTyped, key_types);
 
-// Keys drawn from `distinct` values: few distinct values means heavy duplicates.
-template <typename T>
-std::vector<T> keys_with(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  std::uniform_int_distribution<std::int64_t> d(0, distinct - 1);
-  for (auto& x : v) x = T(d(rng));
-  return v;
-}
-
 template <typename params = void, typename K, typename Comp>
 void check_mergesort(mgpu::context& ctx, const std::vector<K>& keys, Comp comp) {
   std::int64_t n = std::int64_t(keys.size());
@@ -63,8 +54,8 @@ MGPU_TYPED_TEST(MergeSortTyped, MergesortMatchesStableSort) {
   // The simulator sorts about a million keys a second: one large size per type keeps this quick.
   for (std::int64_t n : sizes_for(mgpu::mergesort_params<T>::nv, 300007)) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    check_mergesort(ctx, keys_with<T>(n, 1 << 30, rng), mgpu::less<T>());
-    check_mergesort(ctx, keys_with<T>(n, 17, rng), mgpu::greater<T>());
+    check_mergesort(ctx, random_keys<T>(n, 1 << 30, rng), mgpu::less<T>());
+    check_mergesort(ctx, random_keys<T>(n, 17, rng), mgpu::greater<T>());
   }
 }
 
@@ -73,7 +64,7 @@ MGPU_TEST(MergeSort, ManyPassesWithSmallTiles) {
   MGPU_SEEDED_RNG(rng);
   for (std::int64_t n : {std::int64_t(1), std::int64_t(100), std::int64_t(3001), std::int64_t(70001)}) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    check_mergesort<mgpu::launch_params<32, 3>>(ctx, keys_with<int>(n, 50, rng), mgpu::less<int>());
+    check_mergesort<mgpu::launch_params<32, 3>>(ctx, random_keys<int>(n, 50, rng), mgpu::less<int>());
   }
 }
 
@@ -106,7 +97,7 @@ MGPU_TYPED_TEST(MergeSortTyped, MergeMatchesStdMerge) {
   for (auto [a_count, b_count] : shapes) {
     SCOPED_TRACE("a=" + std::to_string(a_count) + " b=" + std::to_string(b_count));
     for (std::int64_t distinct : {std::int64_t(5), std::int64_t(1) << 30}) {
-      std::vector<T> a = keys_with<T>(a_count, distinct, rng), b = keys_with<T>(b_count, distinct, rng);
+      std::vector<T> a = random_keys<T>(a_count, distinct, rng), b = random_keys<T>(b_count, distinct, rng);
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
       std::vector<std::int64_t> a_pos(a.size()), b_pos(b.size());

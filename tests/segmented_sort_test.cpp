@@ -34,14 +34,6 @@ std::vector<int> random_heads(std::int64_t n, int max_size, std::mt19937_64& rng
   return heads;
 }
 
-template <typename K>
-std::vector<K> random_keys(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng) {
-  std::vector<K> v(static_cast<std::size_t>(n));
-  std::uniform_int_distribution<std::int64_t> d(0, distinct - 1);
-  for (auto& x : v) x = K(d(rng));
-  return v;
-}
-
 template <typename params = void, typename K, typename Comp>
 void check_segmented_sort(mgpu::context& ctx, const std::vector<K>& keys, const std::vector<int>& heads, Comp comp) {
   SCOPED_TRACE("n=" + std::to_string(keys.size()) + " segments=" + std::to_string(heads.size()));

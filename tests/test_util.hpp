@@ -106,6 +106,15 @@ std::vector<T> small_integers(std::int64_t n, std::mt19937_64& rng) {
   return v;
 }
 
+// Keys drawn from `distinct` values (few distinct values: heavy duplicates).
+template <typename K>
+std::vector<K> random_keys(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng) {
+  std::vector<K> v(static_cast<std::size_t>(n));
+  std::uniform_int_distribution<std::int64_t> d(0, distinct - 1);
+  for (auto& x : v) x = K(d(rng));
+  return v;
+}
+
 // A value no correct output contains, written over outputs before a call.
 template <typename T>
 T poison() {

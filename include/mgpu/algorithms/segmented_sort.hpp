@@ -282,26 +282,20 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       int last = p < e.first.end ? e.first_level : p >= e.last.begin ? e.last_level : -1;
       return writes_caller(last, -1);
     };
-    K* caller_keys = keys;
-    K* alt_keys = keys_alt;
-    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
-    V* alt_values = values_alt;
-    reg_to_shared_thread<VT>(k, tid, s.keys);
-    array_t<K, VT> ks = shared_to_reg_strided<NT, VT>(s.keys, tid);
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      int j = NT * i + tid;
-      if (j < valid) (to_caller(t0 + j) ? caller_keys : alt_keys)[t0 + j] = ks[i];
-    }
-    if constexpr (has_values_v<V>) {
-      reg_to_shared_thread<VT>(v, tid, s.values);
-      array_t<V, VT> vs = shared_to_reg_strided<NT, VT>(s.values, tid);
+    // Thread order -> strided through shared memory, then each element to its array.
+    auto store = [&](const auto& x, auto* transpose, auto* caller, auto* alt) {
+      reg_to_shared_thread<VT>(x, tid, transpose);
+      auto strided = shared_to_reg_strided<NT, VT>(transpose, tid);
       MGPU_UNROLL
       for (int i = 0; i < VT; ++i) {
         int j = NT * i + tid;
-        if (j < valid) (to_caller(t0 + j) ? caller_values : alt_values)[t0 + j] = vs[i];
+        if (j < valid) (to_caller(t0 + j) ? caller : alt)[t0 + j] = strided[i];
       }
-    }
+    };
+    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+    V* alt_values = values_alt;
+    store(k, s.keys, keys, keys_alt);
+    if constexpr (has_values_v<V>) store(v, s.values, caller_values, alt_values);
   };
   cta_launch<P>(blocksort, tiles, ctx);
 
