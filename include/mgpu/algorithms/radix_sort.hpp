@@ -15,7 +15,8 @@
 // in their input order. With a bit range [begin_bit, end_bit), keys compare by those bits of the
 // ordered pattern only.
 //
-// Backends. On CUDA the sort is cub::DeviceRadixSort (onesweep), given a cub::DoubleBuffer whose
+// Backends. On CUDA the sort is cub::DeviceRadixSort (onesweep; descending float sorts by a
+// partial bit range excepted, see radix_sort_impl), given a cub::DoubleBuffer whose
 // alternate half is one temporary copy of the keys (and values) from the context; when the
 // passes end in that copy it is copied back. On the simulator (and available on CUDA as
 // detail::radix_sort_lsd) it is the library's own least-significant-digit radix sort, one pass
@@ -372,7 +373,16 @@ void radix_sort_impl(K* keys, V* values, std::int64_t count, radix_order order, 
     throw_argument(fn, "end_bit", "must be in [begin_bit, " + std::to_string(key_bits) + "] (got " +
                                       std::to_string(end_bit) + ")");
 #if defined(MGPU_BACKEND_CUDA)
-  radix_sort_cub(keys, values, count, order, begin_bit, end_bit, ctx);
+  // CUB (CCCL 3.0) places zeros inconsistently in one case: descending float/double sorts by a
+  // partial bit range. Its multi-tile path extracts the digits of both zeros from -0.0's ordered
+  // pattern (0x7f..f) instead of +0.0's (0x80..0), its single-tile path does not, so the result
+  // depends on the count (measured on an H100). A whole-key sort cannot tell the difference
+  // (no key lies between those two patterns); a bit range can. That case runs our own sort.
+  bool partial_range = begin_bit != 0 || end_bit != key_bits;
+  if (std::is_floating_point<K>::value && order == radix_order::descending && partial_range)
+    radix_sort_lsd<params>(fn, keys, values, count, order, begin_bit, end_bit, ctx);
+  else
+    radix_sort_cub(keys, values, count, order, begin_bit, end_bit, ctx);
 #else
   radix_sort_lsd<params>(fn, keys, values, count, order, begin_bit, end_bit, ctx);
 #endif
