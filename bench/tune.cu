@@ -2,11 +2,12 @@
 //
 // Times one primitive under several launch shapes against its CCCL baseline at one size, to
 // choose the defaults in the tuning tables (METHOD: build here, carry, run all variants in one
-// call). Usage: mgpu_tune [log2 n]. Not part of the regular benchmark.
+// call). Usage: mgpu_tune [log2 n] [reduce|scan|merge|sort|segsort [segment size]]. Not part of the regular benchmark.
 #include "bench_common.hpp"
 
 #include <mgpu/mgpu.hpp>
 
+#include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -65,6 +66,35 @@ void tune_reduce(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
     bool ok = std::is_floating_point<T>::value ? std::fabs(double(got) - double(want)) <= 1e-4 * std::fabs(double(want))
                                                : got == want;
     std::printf("  <%4d,%3d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, ms, cub_ms / ms, ok ? "ok" : "MISMATCH");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
+// Merge of two sorted int32 halves of n keys: shapes against cub::DeviceMerge::MergeKeys.
+template <class... Shapes>
+void tune_merge(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
+  std::int64_t half = n / 2;
+  bench::device_array<int> a(half), b(half), out(n), ref(n);
+  bench::fill_random<int>(a.data(), half, 5, 0, 1 << 30, ctx);
+  bench::fill_random<int>(b.data(), half, 6, 0, 1 << 30, ctx);
+  mgpu::radix_sort(a.data(), half, ctx);
+  mgpu::radix_sort(b.data(), half, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_merge = [&] {
+    return cub::DeviceMerge::MergeKeys(temp, bytes, a.data(), half, b.data(), half, ref.data(), mgpu::less<int>(), ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_merge());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  double cub_ms = bench::median_ms([&] { cub_merge(); }, 3, 15, ctx.stream(), &flush);
+  std::printf("merge int32 n=%lld: cub %.4f ms\n", (long long)n, cub_ms);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    double ms = bench::median_ms([&] { mgpu::merge<P>(a.data(), half, b.data(), half, out.data(), mgpu::less<int>(), ctx); },
+                                 3, 15, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -141,10 +171,14 @@ int main(int argc, char** argv) {
       tune_scan<std::int32_t, lp<128, 41>, lp<128, 53>>(ctx, n, flush);
       tune_scan<std::int64_t, lp<128, 21>, lp<128, 31>>(ctx, n, flush);
     }
+    if (what == "all" || what == "merge")
+      tune_merge<lp<128, 15>, lp<128, 23>, lp<256, 11>, lp<256, 15>, lp<256, 23>, lp<512, 11>, lp<512, 15>,
+                 lp<512, 19>, lpm<256, 15, 4>, lpm<512, 15, 2>>(ctx, n, flush);
     if (what == "all" || what == "sort") {
       tune_mergesort<lp<256, 11>, lp<256, 15>, lp<128, 15>, lp<256, 7>, lp<512, 11>, lp<128, 23>>(ctx, n, flush);
       for (int size : {8, 128, 1024, 1 << 20}) tune_segmented_sort(ctx, n, size, flush);
     }
+    if (what == "segsort") tune_segmented_sort(ctx, n, argc > 3 ? std::atoi(argv[3]) : 8, flush);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;

@@ -53,7 +53,7 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
   V* aside_v = values_aside.data();
   window_tile* plan_p = plan.data();
   for (int level = 0; level < ceil_log2(tiles); ++level) {
-    transform([=] MGPU_LAMBDA(std::int64_t t) {
+    transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       window_tile w{pair.a_end, pair.a_end, pair.a_end, pair.a_end, pair.a_end};
       if (pair.a_end < pair.b_end) {
@@ -75,9 +75,8 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
       std::int64_t b = w.begin > t0 ? w.begin : t0, e = w.end < t1 ? w.end : t1;
       const V* values_from = caller_values;  // (captured outside `if constexpr`, as nvcc requires)
       V* values_to = aside_v;
-      for (std::int64_t p = b + tid; p < e; p += NT) aside_k[p] = keys[p];
-      if constexpr (has_values_v<V>)
-        for (std::int64_t p = b + tid; p < e; p += NT) values_to[p] = values_from[p];
+      cta_copy<NT, P::vt>(keys, aside_k, b, e, tid);
+      if constexpr (has_values_v<V>) cta_copy<NT, P::vt>(values_from, values_to, b, e, tid);
     };
     cta_launch<P>(set_aside, tiles, ctx);
 

@@ -73,7 +73,7 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
                 std::int64_t run, Comp comp, buffer<std::int64_t>& partitions, context& ctx) {
   int tiles = num_tiles<P>(count);
   std::int64_t* p = partitions.data();
-  transform([=] MGPU_LAMBDA(std::int64_t t) {
+  transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
     std::int64_t position = t * P::nv < count ? t * P::nv : count;
     run_pair pair(position < count ? position : count - 1, run, count);
     p[t] = pair.first + merge_path(src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end,

@@ -12,6 +12,11 @@
 
 namespace mgpu {
 
+// Shape of the partition kernels. A search is a chain of dependent global loads, so it is
+// latency-bound: one search per thread keeps as many chains in flight as there are searches
+// (transform's default of 8 per thread ran them one after another, 8x the latency).
+using search_params = launch_params<128, 1>;
+
 // partitions[i] = merge_path<B>(a, a_count, b, b_count, min(i * spacing, a_count + b_count), comp)
 // for i in [0, ceil((a_count + b_count) / spacing)]: how many of a's elements the merge's first
 // i * spacing outputs take. Stream-ordered.
@@ -23,7 +28,7 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<std::int64_t> partitions(count, ctx);
   std::int64_t* p = partitions.data();
-  transform([=] MGPU_LAMBDA(std::int64_t i) {
+  transform<search_params>([=] MGPU_LAMBDA(std::int64_t i) {
     std::int64_t diag = i * spacing < total ? i * spacing : total;
     p[i] = merge_path<B>(a, a_count, b, b_count, diag, comp);
   }, count, ctx);
@@ -41,7 +46,7 @@ buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, st
   buffer<std::int64_t> partitions(partitions_count, ctx);
   std::int64_t* p = partitions.data();
   using key_t = iterator_value_t<KeyIt>;
-  transform([=] MGPU_LAMBDA(std::int64_t i) {
+  transform<search_params>([=] MGPU_LAMBDA(std::int64_t i) {
     std::int64_t position = i * spacing < items ? i * spacing : items;
     p[i] = binary_search<B>(keys, count, key_t(position), comp);
   }, partitions_count, ctx);

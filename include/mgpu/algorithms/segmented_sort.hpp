@@ -2,8 +2,8 @@
 //
 // segmented_sort: sorts each segment of an array independently (stable within each segment).
 //
-// 1. Blocksort: every tile sorts its NV keys by (segment, key), so every segment that lies inside
-//    one tile is finished, in the caller's array, after one pass.
+// 1. Blocksort: every tile sorts its segments (cta_segmented_sort), so every segment that lies
+//    inside one tile is finished, in the caller's array, after one pass.
 // 2. Merge levels, only for segments that cross tile boundaries. Level k merges, in each pair of
 //    runs of 2^k tiles, the one segment (if any) that straddles the pair's middle, restricted to
 //    the pair (Merge Path over that range only). Segments crossing no boundary are never touched
@@ -190,12 +190,6 @@ struct level_tile {
   int level_of_region;  // last_level of the straddling segment
 };
 
-template <typename K>
-struct keyed_by_segment {
-  int segment;  // start of the key's segment, relative to the tile (-1: starts before it)
-  K key;
-};
-
 template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
 void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count,
                          Segments segments, Comp comp, context& ctx) {
@@ -215,7 +209,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   // Per tile: its end segments.
   buffer<tile_segments> ends(tiles, ctx);
   tile_segments* ends_p = ends.data();
-  transform([=] MGPU_LAMBDA(std::int64_t t) {
+  transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
     std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
     tile_segments e;
     e.first = index.around(t0);
@@ -230,9 +224,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   K* keys_alt = keys_temp.data();
   V* values_alt = values_temp.data();
 
-  // ---- 1. blocksort by (segment, key) ----
-  using seg_key = keyed_by_segment<K>;
-  using sort_t = cta_sort<NT, VT, seg_key, V>;
+  // ---- 1. blocksort: each tile's segments sorted on their own ----
+  using sort_t = cta_segmented_sort<NT, VT, K, V>;
   struct blocksort_storage {
     union {
       int head_at[NV];
@@ -266,15 +259,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     array_t<K, VT> k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
     array_t<V, VT> v;
     if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
-    array_t<seg_key, VT> sk;
     MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) sk[i] = seg_key{segment[i] > before ? segment[i] : before, k[i]};
-    sort_t::sort(sk, v, s.sort, tid, valid,
-                 [=] MGPU_LAMBDA(const seg_key& a, const seg_key& b) {
-                   return a.segment < b.segment || (a.segment == b.segment && comp(a.key, b.key));
-                 });
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) k[i] = sk[i].key;
+    for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
+    sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
 
     // Each element goes to the array its segment's parity picks for the blocksort (level -1).
     tile_segments e = ends_p[tile];
@@ -304,7 +291,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   level_tile* plan_p = plan.data();
   for (int level = 0; level < levels; ++level) {
     // Where each tile's share of its pair's straddling segment starts and ends on the a side.
-    transform([=] MGPU_LAMBDA(std::int64_t t) {
+    transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       std::int64_t middle = pair.a_end;
       level_tile lt{0, 0, middle, 0, 0, -1};
@@ -339,12 +326,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
         const K* src_k = to_caller ? keys_alt : keys;
         K* dst_k = to_caller ? keys : keys_alt;
         std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
-        for (std::int64_t p = b + tid; p < end; p += NT) dst_k[p] = src_k[p];
-        if constexpr (has_values_v<V>) {
-          const V* src_v = to_caller ? alt_values : caller_values;
-          V* dst_v = to_caller ? caller_values : alt_values;
-          for (std::int64_t p = b + tid; p < end; p += NT) dst_v[p] = src_v[p];
-        }
+        cta_copy<NT, VT>(src_k, dst_k, b, end, tid);
+        if constexpr (has_values_v<V>)
+          cta_copy<NT, VT>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end, tid);
       };
       carry(e.first, e.first_level);
       if (e.last.begin != e.first.begin) carry(e.last, e.last_level);

@@ -3,13 +3,23 @@
 // cta_sort: a stable sort of one tile of NV = NT * VT keys (and values) held in registers in
 // thread order. Each thread sorts its own VT keys with a sorting network, then log2(NT) rounds
 // of merges in shared memory double the sorted runs (VT, 2 VT, ..., NV), each thread merging VT
-// outputs of its pair of runs found by Merge Path. The first stage of mergesort and of the
-// segmented sorts.
+// outputs of its pair of runs found by Merge Path. The first stage of mergesort.
+//
+// cta_segmented_sort: the same rounds for a tile cut into segments, each sorted on its own (the
+// first stage of segmented_sort). In a round, the only elements that move are those of the one
+// segment that straddles the middle of each pair of runs; only the threads whose outputs lie in
+// that segment search and merge (Merge Path restricted to the segment), the others keep their
+// registers, and a round in which no segment straddles a middle costs one barrier. So a tile of
+// tiny segments costs little more than loading and storing it.
 #pragma once
 
+#include "../core/operators.hpp"
 #include "../core/types.hpp"
 #include "merge.hpp"
+#include "search.hpp"
 #include "sort_networks.hpp"
+
+#include <type_traits>
 
 #include <type_traits>
 
@@ -57,6 +67,125 @@ struct cta_sort {
         for (int i = 0; i < VT; ++i) values[i] = storage.values[merged.indices[i]];
         __syncthreads();
       }
+    }
+  }
+
+ private:
+  MGPU_DEVICE static int min_of(int a, int b) { return a < b ? a : b; }
+};
+
+template <int NT, int VT, typename K, typename V = empty_t>
+struct cta_segmented_sort {
+  static_assert(NT > 0 && (NT & (NT - 1)) == 0, "cta_segmented_sort needs a power-of-two NT");
+  static constexpr int nv = NT * VT;
+  // With values, each key carries its tile position through the rounds, and the values are
+  // gathered once at the end; keys-only sorts carry nothing.
+  using index_t = std::conditional_t<has_values_v<V>, int, empty_t>;
+  struct storage_t {
+    int segment[nv];  // per tile position: where its segment starts (below 0: before the tile)
+    union {
+      struct {
+        K keys[nv + 1];  // one past the end: serial_merge reads ahead
+        index_t index[nv];
+      } merge;
+      V values[nv];
+    };
+  };
+
+  // Sorts each segment of the tile's first `count` elements by comp, stably. Thread tid holds
+  // elements [VT * tid, VT * tid + VT) and, in `segment`, the tile position where each one's
+  // segment starts (any negative value for a segment that starts before the tile); those
+  // positions never decrease along the tile. Returns with each thread holding the same positions
+  // of the sorted tile, after a barrier (the storage may be reused at once); elements at or past
+  // `count` end up unspecified.
+  template <typename Comp>
+  MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, const array_t<int, VT>& segment,
+                               storage_t& storage, int tid, int count, Comp comp) {
+    // Each thread's own keys: a network on (segment, key), which never swaps across segments.
+    struct keyed {
+      int segment;
+      K key;
+    };
+    array_t<keyed, VT> own;
+    array_t<index_t, VT> index;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      own[i] = keyed{segment[i], keys[i]};
+      if constexpr (has_values_v<V>) index[i] = VT * tid + i;
+      storage.segment[VT * tid + i] = segment[i];
+    }
+    int mine = VT * tid < count ? (count - VT * tid < VT ? count - VT * tid : VT) : 0;
+    odd_even_sort(own, index, [=](const keyed& a, const keyed& b) {
+      return a.segment == b.segment && comp(a.key, b.key);
+    }, mine);
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) keys[i] = own[i].key;
+    __syncthreads();
+
+    MGPU_UNROLL
+    for (int coop = 2; coop <= NT; coop *= 2) {
+      // The segment that straddles the middle of this thread's pair of runs, as [lo, hi).
+      int first = tid & ~(coop - 1);
+      int a_begin = min_of(VT * first, count), middle = min_of(VT * (first + coop / 2), count);
+      int b_end = min_of(VT * (first + coop), count);
+      int lo = middle, hi = middle;
+      if (a_begin < middle && middle < b_end && storage.segment[middle] < middle) {
+        int head = storage.segment[middle];
+        lo = head > a_begin ? head : a_begin;
+        hi = middle + binary_search<bounds::upper>(storage.segment + middle, b_end - middle, head, less<int>());
+      }
+      int p0 = VT * tid > lo ? VT * tid : lo, p1 = min_of(VT * tid + VT, hi);
+      bool involved = p0 < p1;
+      if (!__syncthreads_or(involved)) continue;
+
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        storage.merge.keys[VT * tid + i] = keys[i];
+        if constexpr (has_values_v<V>) storage.merge.index[VT * tid + i] = index[i];
+      }
+      __syncthreads();
+      // Outputs [p0, p1) of the segment's merge, which starts at diagonal p0 - lo.
+      merge_pair<K, VT> merged;
+      array_t<index_t, VT> moved;
+      if (involved) {
+        int diag = p0 - lo;
+        int mp = merge_path(storage.merge.keys + lo, middle - lo, storage.merge.keys + middle, hi - middle, diag, comp);
+        merged = serial_merge<VT>(storage.merge.keys, merge_range{lo + mp, middle, middle + diag - mp, hi}, comp);
+        if constexpr (has_values_v<V>) {
+          MGPU_UNROLL
+          for (int i = 0; i < VT; ++i)
+            if (p0 + i < p1) moved[i] = storage.merge.index[merged.indices[i]];
+        }
+      }
+      __syncthreads();
+      if (involved) {
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i)
+          if (p0 + i < p1) {
+            storage.merge.keys[p0 + i] = merged.keys[i];
+            if constexpr (has_values_v<V>) storage.merge.index[p0 + i] = moved[i];
+          }
+      }
+      __syncthreads();
+      if (involved) {
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) {
+          keys[i] = storage.merge.keys[VT * tid + i];
+          if constexpr (has_values_v<V>) index[i] = storage.merge.index[VT * tid + i];
+        }
+      }
+    }
+
+    // The last round's reloads finish before anyone overwrites the storage (the values here, or
+    // the caller, which may reuse it at once).
+    __syncthreads();
+    if constexpr (has_values_v<V>) {
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) storage.values[VT * tid + i] = values[i];
+      __syncthreads();
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) values[i] = storage.values[index[i]];
+      __syncthreads();
     }
   }
 

@@ -115,15 +115,37 @@ namespace mgpu {
 
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
+// All VT loads are issued before any store: a store to shared memory between them would keep
+// the compiler from moving later loads above it (it cannot rule out aliasing), leaving one load
+// in flight per thread.
 template <int NT, int VT, typename T, typename AIt, typename BIt>
 MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
   int total = a_count + b_count;
+  array_t<T, VT> x;
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
     int j = NT * i + tid;
-    if (j < total) shared[j] = j < a_count ? T(a[j]) : T(b[j - a_count]);
+    if (j < total) x[i] = j < a_count ? T(a[j]) : T(b[j - a_count]);
   }
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i)
+    if (NT * i + tid < total) shared[NT * i + tid] = x[i];
   __syncthreads();
+}
+
+// Copies src[begin, end) to dst[begin, end) (not overlapping) with the CTA's NT threads, VT
+// loads in flight per thread, coalesced. No barrier.
+template <int NT, int VT, typename T>
+MGPU_DEVICE void cta_copy(const T* src, T* dst, std::int64_t begin, std::int64_t end, int tid) {
+  for (std::int64_t chunk = begin; chunk < end; chunk += NT * VT) {
+    array_t<T, VT> x;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (chunk + NT * i + tid < end) x[i] = src[chunk + NT * i + tid];
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (chunk + NT * i + tid < end) dst[chunk + NT * i + tid] = x[i];
+  }
 }
 
 }  // namespace mgpu
