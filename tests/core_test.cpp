@@ -111,6 +111,51 @@ MGPU_TEST(CtaLaunch, RunsEveryThreadOfEveryCta) {
   mgpu::cta_launch<32>([=] MGPU_LAMBDA(int, int) {}, 0, ctx);  // no CTAs: nothing runs, no error
 }
 
+// One wave of CTAs visits every tile exactly once, and the barrier between a CTA's tiles lets each
+// tile reuse the shared storage: every thread must read back its own tile's number.
+MGPU_TEST(CtaLaunch, TilesVisitsEveryTileOnceWithOneWave) {
+  mgpu::context ctx;
+  for (int tiles : {0, 1, 5, 3000}) {
+    SCOPED_TRACE("tiles=" + std::to_string(tiles));
+    mgpu::buffer<int> visits(std::vector<int>(std::size_t(tiles) + 1, 0), ctx);
+    mgpu::buffer<int> mismatches(std::vector<int>(1, 0), ctx);
+    int* v = visits.data();
+    int* bad = mismatches.data();
+    mgpu::cta_launch_tiles<mgpu::launch_params<512, 1>>([=] MGPU_LAMBDA(int tid, int tile, int k) {
+      __shared__ int owner;
+      if (tid == 0) owner = tile;
+      __syncthreads();
+      if (owner != tile) atomicAdd(bad, 1);
+      if (tid == 511) atomicAdd(v + tile, k);
+    }, tiles, ctx, 1);
+    std::vector<int> once(std::size_t(tiles), 1);
+    once.push_back(0);
+    EXPECT_TRUE(same(once, visits.to_host()));
+    EXPECT_EQ(0, mismatches.to_host()[0]);
+  }
+  using small = mgpu::launch_params<32, 1>;
+  EXPECT_THROW(mgpu::cta_launch_tiles<small>([=] MGPU_LAMBDA(int, int) {}, -1, ctx), std::invalid_argument);
+}
+
+// Only the listed tiles run, each once, and the list's length is read on the device: the last
+// entries of the host-side array, past that length, must not run.
+MGPU_TEST(CtaLaunch, ListedTilesRunsOnlyTheListedOnes) {
+  mgpu::context ctx;
+  const int tiles = 2000;
+  std::vector<int> list;
+  for (int t = tiles - 1; t >= 0; t -= 3) list.push_back(t);  // any order
+  const int used = int(list.size()) - 5;
+  mgpu::buffer<int> listed(list, ctx), num_listed(std::vector<int>(1, used), ctx);
+  mgpu::buffer<int> visits(std::vector<int>(tiles, 0), ctx);
+  int* v = visits.data();
+  mgpu::cta_launch_listed_tiles<mgpu::launch_params<512, 1>>([=] MGPU_LAMBDA(int tid, int tile) {
+    if (tid == 0) atomicAdd(v + tile, 1);
+  }, listed.data(), num_listed.data(), int(list.size()), ctx);
+  std::vector<int> expected(tiles, 0);
+  for (int i = 0; i < used; ++i) expected[std::size_t(list[std::size_t(i)])] = 1;
+  EXPECT_TRUE(same(expected, visits.to_host()));
+}
+
 MGPU_TEST(Iterators, ComputeTheirValues) {
   mgpu::context ctx;
   const std::int64_t n = 1000;

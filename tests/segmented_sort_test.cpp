@@ -113,6 +113,10 @@ MGPU_TEST(SegmentedSort, ManyLevelsWithSmallTiles) {
   check_segmented_sort<small>(ctx, keys, random_heads(n, 1000, rng), mgpu::less<int>());
   check_segmented_sort<small>(ctx, keys, random_heads(n, 5, rng), mgpu::less<int>());
   check_segmented_sort<small>(ctx, keys, fixed_heads(n, 96 * 4 + 1), mgpu::less<int>());
+  check_segmented_sort<small>(ctx, keys, random_heads(n, 250, rng), mgpu::less<int>());  // short and long crossings
+  std::vector<int> shifted;  // segments of exactly one tile, each across a tile boundary
+  for (int h = 5; h < n; h += 96) shifted.push_back(h);
+  check_segmented_sort<small>(ctx, keys, shifted, mgpu::less<int>());
   std::vector<int> late{3, 19999, 20000, 20000};  // heads at the very end: empty trailing segments
   check_segmented_sort<small>(ctx, keys, late, mgpu::less<int>());
 }

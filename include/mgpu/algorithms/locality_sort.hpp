@@ -4,7 +4,9 @@
 // most a little way from its place), with no hint from the caller. It is mergesort with early
 // exit: after the blocksort, each merge level merges, in every pair of sorted runs A B, only the
 // window that is out of order: A's keys greater than B's first and B's keys less than A's last.
-// When the runs are already in order the window is empty and the pair costs nothing. The window is
+// When the runs are already in order the window is empty and the pair costs next to nothing: the
+// search kernel lists the tiles that overlap a window, and only those are copied and merged (by
+// one wave of CTAs looping over the list). The window is
 // copied aside and merged back in place, so a level moves only the keys that are out of place
 // (random input therefore costs about twice a mergesort).
 #pragma once
@@ -49,10 +51,15 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
   buffer<K> keys_aside(count, ctx);
   buffer<V> values_aside(has_values_v<V> ? count : 0, ctx);
   buffer<window_tile> plan(tiles, ctx);
+  int levels = ceil_log2(tiles);
+  buffer<int> listed(tiles, ctx), num_listed(levels, ctx);  // per level: the tiles with a window
+  num_listed.fill(0);
   K* aside_k = keys_aside.data();
   V* aside_v = values_aside.data();
   window_tile* plan_p = plan.data();
-  for (int level = 0; level < ceil_log2(tiles); ++level) {
+  int* listed_p = listed.data();
+  for (int level = 0; level < levels; ++level) {
+    int* count_p = num_listed.data() + level;
     transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       window_tile w{pair.a_end, pair.a_end, pair.a_end, pair.a_end, pair.a_end};
@@ -64,6 +71,7 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
                                                           keys[pair.a_end - 1], comp);
         std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
         region_split(keys, w.begin, w.middle, w.end, t0, t1, comp, w.a_begin, w.a_end);
+        if (w.begin < t1 && t0 < w.end) listed_p[atomicAdd(count_p, 1)] = int(t);
       }
       plan_p[t] = w;
     }, tiles, ctx);
@@ -78,18 +86,17 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
       cta_copy<NT, P::vt>(keys, aside_k, b, e, tid);
       if constexpr (has_values_v<V>) cta_copy<NT, P::vt>(values_from, values_to, b, e, tid);
     };
-    cta_launch<P>(set_aside, tiles, ctx);
+    cta_launch_listed_tiles<P>(set_aside, listed_p, count_p, tiles, ctx);
 
     auto merge_back = [=] MGPU_LAMBDA(int tid, int tile) {
       __shared__ shared_storage<merge_storage<NV, K, V>> storage;
       window_tile w = plan_p[tile];
       std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
       std::int64_t m0 = w.begin > t0 ? w.begin : t0, m1 = w.end < t1 ? w.end : t1;
-      if (m0 >= m1) return;
       merge_tile<P, K, V>(tid, aside_k, aside_v, w.a_begin, w.a_end, aside_k, aside_v, w.middle + m0 - w.a_begin,
                           w.middle + m1 - w.a_end, keys, caller_values, m0, comp, storage.get());
     };
-    cta_launch<P>(merge_back, tiles, ctx);
+    cta_launch_listed_tiles<P>(merge_back, listed_p, count_p, tiles, ctx);
   }
 }
 

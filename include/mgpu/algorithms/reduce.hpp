@@ -106,8 +106,7 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
     }
   };
   // One wave of CTAs: as many as fit on the device at once, each with an equal share of tiles.
-  int resident = platform::resident_ctas_per_sm<P::nt, P::min_ctas, decltype(fold_range), T*>(0);
-  int grid = int(std::min<std::int64_t>(tiles, std::int64_t(resident) * ctx.props().sm_count));
+  int grid = one_wave<P, decltype(fold_range), T*>(tiles, ctx);
   if (grid == 1) {
     cta_launch<P>(fold_range, 1, ctx, static_cast<T*>(nullptr));
     return;

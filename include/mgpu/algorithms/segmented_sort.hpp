@@ -4,17 +4,20 @@
 //
 // 1. Blocksort: every tile sorts its segments (cta_segmented_sort), so every segment that lies
 //    inside one tile is finished, in the caller's array, after one pass.
-// 2. Merge levels, only for segments that cross tile boundaries. Level k merges, in each pair of
-//    runs of 2^k tiles, the one segment (if any) that straddles the pair's middle, restricted to
-//    the pair (Merge Path over that range only). Segments crossing no boundary are never touched
-//    again: merges that never cross a segment boundary are skipped, and so is all their data.
-// 3. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
+// 2. Crossings: a segment no longer than a tile crosses at most one tile boundary; one CTA merges
+//    its two halves (each sorted by its tile's blocksort). Segments of up to NV keys are done.
+// 3. Merge levels, only for longer segments. Level k merges, in each pair of runs of 2^k tiles,
+//    the one long segment (if any) that straddles the pair's middle, restricted to the pair
+//    (Merge Path over that range only). Finished segments are never touched again: merges that
+//    never cross a segment boundary are skipped, and so is all their data. Levels above the
+//    highest one any segment needs (found on the device) end at once.
+// 4. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
 //    level up to the last one at which it still straddles a middle (a multiple of NV << k inside
 //    it); counting back from that last write, which goes to the caller's array, fixes for every
 //    level which of the two arrays it reads and writes. A segment that is merely carried through
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
-// A single segment therefore costs what mergesort costs, and tiny segments cost one blocksort
-// plus a launch per level that does nothing.
+// A single segment therefore costs what mergesort costs; segments of up to a tile cost one
+// blocksort, one crossing pass and a launch per level that does nothing.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -160,12 +163,19 @@ inline segment_index<flag_index> make_segment_index(const char* fn, segment_flag
   return segment_index<flag_index>{view, std::move(last_through), std::move(first_from)};
 }
 
+// Whether a segment crosses a tile boundary but fits in one tile: the crossing pass merges it.
+MGPU_HOST_DEVICE bool short_crossing(segment_span s, int nv) {
+  return s.end - s.begin <= nv && s.begin / nv != (s.end - 1) / nv;
+}
+
 // The last merge level that writes a segment: the largest k such that a multiple of NV << k lies
 // strictly inside it (a pair's middle it straddles, or one it is carried across); -1 if it crosses
-// no tile boundary (the blocksort finishes it).
+// no tile boundary (the blocksort finishes it). A short crossing is written once after the
+// blocksort, by the crossing pass, which counts as level 0 for the choice of arrays.
 MGPU_HOST_DEVICE int last_level(segment_span s, int nv) {
   std::int64_t lo = s.begin / nv + 1, hi = (s.end - 1) / nv;  // tile boundaries inside, as indices
   if (s.end - s.begin < 2 || lo > hi) return -1;
+  if (short_crossing(s, nv)) return 0;
   if (lo == hi) return trailing_zeros(std::uint64_t(lo));
   int differ = highest_bit(std::uint64_t(lo ^ hi));
   int lo_zeros = trailing_zeros(std::uint64_t(lo));
@@ -206,9 +216,12 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   int tiles = num_tiles<P>(count, fn);
   int levels = ceil_log2(tiles);
 
-  // Per tile: its end segments.
+  // Per tile: its end segments. And the highest level that any long segment needs (-1: none).
   buffer<tile_segments> ends(tiles, ctx);
+  buffer<int> top_level(1, ctx);
+  top_level.fill(-1);
   tile_segments* ends_p = ends.data();
+  int* top_level_p = top_level.data();
   transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
     std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
     tile_segments e;
@@ -217,6 +230,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     e.first_level = last_level(e.first, NV);
     e.last_level = last_level(e.last, NV);
     ends_p[t] = e;
+    // Each long segment reports its last level once: from the tile that holds its end.
+    if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV)) atomicMax(top_level_p, e.first_level);
   }, tiles, ctx);
 
   buffer<K> keys_temp(levels ? count : 0, ctx);
@@ -285,19 +300,36 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     if constexpr (has_values_v<V>) store(v, s.values, caller_values, alt_values);
   };
   cta_launch<P>(blocksort, tiles, ctx);
+  if (levels == 0) return;
 
-  // ---- 2. merge levels ----
-  buffer<level_tile> plan(levels ? tiles : 0, ctx);
+  // ---- 2. crossings: the two sorted halves of each short segment across a tile boundary ----
+  // (For tiny segments nearly every boundary has a crossing with little to merge: one wave of
+  // CTAs, each looping over boundaries.)
+  auto merge_crossing = [=] MGPU_LAMBDA(int tid, int boundary) {
+    __shared__ shared_storage<merge_storage<NV, K, V>> storage;
+    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+    V* alt_values = values_alt;
+    std::int64_t t0 = std::int64_t(boundary + 1) * NV;
+    segment_span s = ends_p[boundary + 1].first;
+    if (s.begin == t0 || !short_crossing(s, NV)) return;
+    merge_tile<P, K, V>(tid, keys_alt, alt_values, s.begin, t0, keys_alt, alt_values, t0, s.end, keys,
+                        caller_values, s.begin, comp, storage.get());
+  };
+  cta_launch_tiles<P>(merge_crossing, tiles - 1, ctx);
+
+  // ---- 3. merge levels, for long segments ----
+  buffer<level_tile> plan(tiles, ctx);
   level_tile* plan_p = plan.data();
   for (int level = 0; level < levels; ++level) {
     // Where each tile's share of its pair's straddling segment starts and ends on the a side.
     transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
+      if (level > *top_level_p) return;
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       std::int64_t middle = pair.a_end;
       level_tile lt{0, 0, middle, 0, 0, -1};
       if (middle < count) {
         segment_span s = index.around(middle);
-        if (s.begin < middle) {
+        if (s.begin < middle && !short_crossing(s, NV)) {
           lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
           lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
           lt.level_of_region = last_level(s, NV);
@@ -309,19 +341,21 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       plan_p[t] = lt;
     }, tiles, ctx);
 
+    // (One wave of CTAs looping over the tiles: a level above top_level costs little.)
     auto merge_level = [=] MGPU_LAMBDA(int tid, int tile) {
       __shared__ shared_storage<merge_storage<NV, K, V>> storage;
+      if (level > *top_level_p) return;
+      V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+      V* alt_values = values_alt;
       std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
       level_tile lt = plan_p[tile];
       tile_segments e = ends_p[tile];
-      V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
-      V* alt_values = values_alt;
       bool merging = lt.level_of_region >= 0 && lt.region_begin < t1 && t0 < lt.region_end;
       // Segments carried through this level (they continue beyond the pair): copy their part.
       // (The straddling segment itself is merged instead: its part of the tile lies in the region.)
       auto carry = [&](segment_span s, int last) {
         bool straddles = lt.level_of_region >= 0 && s.begin < lt.middle && lt.middle < s.end;
-        if (last < level || straddles) return;
+        if (last < level || straddles || short_crossing(s, NV)) return;
         bool to_caller = writes_caller(last, level);
         const K* src_k = to_caller ? keys_alt : keys;
         K* dst_k = to_caller ? keys : keys_alt;
@@ -344,7 +378,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
                             lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, comp, storage.get());
       }
     };
-    cta_launch<P>(merge_level, tiles, ctx);
+    cta_launch_tiles<P>(merge_level, tiles, ctx);
   }
 }
 

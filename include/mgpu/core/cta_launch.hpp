@@ -46,6 +46,52 @@ int num_tiles(std::int64_t count, const char* function = "mgpu::num_tiles") {
   return int(tiles);
 }
 
+// How many CTAs of the CTA lambda f (launched with args of types Args) the device holds at once,
+// capped at max_ctas: the grid for a kernel that makes one pass over its work in a single wave,
+// each CTA looping over a share of the tiles.
+template <typename params, typename F, typename... Args>
+int one_wave(std::int64_t max_ctas, context& ctx) {
+  std::int64_t resident = platform::resident_ctas_per_sm<params::nt, params::min_ctas, F, Args...>(0);
+  std::int64_t wave = resident * ctx.props().sm_count;
+  return int(max_ctas < wave ? max_ctas : wave);
+}
+
+// Runs f(tid, tile, args...) for every tile in [0, num_tiles), as cta_launch does, but with one
+// wave of CTAs (one_wave), each looping over tiles cta, cta + grid, ...: for passes in which most
+// tiles may have little or nothing to do, where a CTA per tile would cost more to schedule than
+// to run. A barrier separates a CTA's tiles, so f may reuse its shared storage.
+template <typename params, typename F, typename... Args>
+void cta_launch_tiles(F f, int num_tiles, context& ctx, Args... args) {
+  if (num_tiles < 0) detail::throw_argument("mgpu::cta_launch_tiles", "num_tiles", "must not be negative");
+  auto loop = [=] MGPU_LAMBDA(int tid, int cta, Args... a) {
+    for (int tile = cta; tile < num_tiles; tile += int(gridDim.x)) {
+      f(tid, tile, a...);
+      __syncthreads();
+    }
+  };
+  cta_launch<params>(loop, one_wave<params, decltype(loop), Args...>(num_tiles, ctx), ctx, args...);
+}
+
+// As cta_launch_tiles, for the tiles listed on the device: f(tid, listed[i], args...) for every i
+// in [0, *num_listed), with one wave of CTAs sized for at most max_listed entries. The list and its
+// length are read when the kernel runs, so a pass can be given only the tiles that an earlier
+// kernel found work for, without the host waiting to learn how many there are.
+template <typename params, typename F, typename... Args>
+void cta_launch_listed_tiles(F f, const int* listed, const int* num_listed, int max_listed, context& ctx,
+                             Args... args) {
+  if (max_listed < 0) detail::throw_argument("mgpu::cta_launch_listed_tiles", "max_listed", "must not be negative");
+  detail::check_pointer("mgpu::cta_launch_listed_tiles", "num_listed", num_listed, 1);
+  detail::check_pointer("mgpu::cta_launch_listed_tiles", "listed", listed, max_listed);
+  auto loop = [=] MGPU_LAMBDA(int tid, int cta, Args... a) {
+    int n = *num_listed;
+    for (int i = cta; i < n; i += int(gridDim.x)) {
+      f(tid, listed[i], a...);
+      __syncthreads();
+    }
+  };
+  cta_launch<params>(loop, one_wave<params, decltype(loop), Args...>(max_listed, ctx), ctx, args...);
+}
+
 using transform_params = launch_params<128, 8>;
 
 // Calls f(index, args...) for every index in [0, count), on ctx's stream; f takes the index as

@@ -138,46 +138,21 @@ struct cta_segmented_sort {
       bool involved = p0 < p1;
       if (!__syncthreads_or(involved)) continue;
 
-      MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) {
-        storage.merge.keys[VT * tid + i] = keys[i];
-        if constexpr (has_values_v<V>) storage.merge.index[VT * tid + i] = index[i];
-      }
-      __syncthreads();
-      // Outputs [p0, p1) of the segment's merge, which starts at diagonal p0 - lo.
-      merge_pair<K, VT> merged;
-      array_t<index_t, VT> moved;
-      if (involved) {
-        int diag = p0 - lo;
-        int mp = merge_path(storage.merge.keys + lo, middle - lo, storage.merge.keys + middle, hi - middle, diag, comp);
-        merged = serial_merge<VT>(storage.merge.keys, merge_range{lo + mp, middle, middle + diag - mp, hi}, comp);
-        if constexpr (has_values_v<V>) {
-          MGPU_UNROLL
-          for (int i = 0; i < VT; ++i)
-            if (p0 + i < p1) moved[i] = storage.merge.index[merged.indices[i]];
-        }
-      }
-      __syncthreads();
-      if (involved) {
-        MGPU_UNROLL
-        for (int i = 0; i < VT; ++i)
-          if (p0 + i < p1) {
-            storage.merge.keys[p0 + i] = merged.keys[i];
-            if constexpr (has_values_v<V>) storage.merge.index[p0 + i] = moved[i];
-          }
-      }
-      __syncthreads();
+      // (The barrier above also ended every read of the previous round.) The merge reads only
+      // positions in [lo, hi), which belong to the involved threads.
       if (involved) {
         MGPU_UNROLL
         for (int i = 0; i < VT; ++i) {
-          keys[i] = storage.merge.keys[VT * tid + i];
-          if constexpr (has_values_v<V>) index[i] = storage.merge.index[VT * tid + i];
+          storage.merge.keys[VT * tid + i] = keys[i];
+          if constexpr (has_values_v<V>) storage.merge.index[VT * tid + i] = index[i];
         }
       }
+      __syncthreads();
+      if (involved) merge_own_outputs(keys, index, storage, VT * tid, lo, middle, hi, comp);
     }
 
-    // The last round's reloads finish before anyone overwrites the storage (the values here, or
-    // the caller, which may reuse it at once).
+    // The last round's reads finish before anyone overwrites the storage (the values here, or the
+    // caller, which may reuse it at once).
     __syncthreads();
     if constexpr (has_values_v<V>) {
       MGPU_UNROLL
@@ -191,6 +166,35 @@ struct cta_segmented_sort {
 
  private:
   MGPU_DEVICE static int min_of(int a, int b) { return a < b ? a : b; }
+
+  // The thread's own positions [q0, q0 + VT) after merging the shared keys [lo, middle) with
+  // [middle, hi): those in [lo, hi) take their merge outputs (a serial merge from the Merge Path
+  // split at the first of them), the others keep their registers. Register indices stay static.
+  template <typename Comp>
+  MGPU_DEVICE static void merge_own_outputs(array_t<K, VT>& keys, array_t<index_t, VT>& index, const storage_t& storage,
+                                            int q0, int lo, int middle, int hi, Comp comp) {
+    const K* shared = storage.merge.keys;
+    int diag = (q0 > lo ? q0 : lo) - lo;
+    int a = lo + merge_path(shared + lo, middle - lo, shared + middle, hi - middle, diag, comp);
+    int b = middle + diag - (a - lo);
+    K a_key = shared[a], b_key = shared[b];  // (b may be hi: one slot past the keys is allocated)
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      if (q0 + i < lo || q0 + i >= hi) continue;
+      bool take_a = b >= hi || (a < middle && !comp(b_key, a_key));
+      int from = take_a ? a : b;
+      keys[i] = take_a ? a_key : b_key;
+      if constexpr (has_values_v<V>) index[i] = storage.merge.index[from];
+      K next = shared[from + 1];  // one load either way; a read past a list's end is never used
+      if (take_a) {
+        a = from + 1;
+        a_key = next;
+      } else {
+        b = from + 1;
+        b_key = next;
+      }
+    }
+  }
 };
 
 }  // namespace mgpu
