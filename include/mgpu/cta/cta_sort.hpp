@@ -175,25 +175,12 @@ struct cta_segmented_sort {
                                             int q0, int lo, int middle, int hi, Comp comp) {
     const K* shared = storage.merge.keys;
     int diag = (q0 > lo ? q0 : lo) - lo;
-    int a = lo + merge_path(shared + lo, middle - lo, shared + middle, hi - middle, diag, comp);
-    int b = middle + diag - (a - lo);
-    K a_key = shared[a], b_key = shared[b];  // (b may be hi: one slot past the keys is allocated)
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      if (q0 + i < lo || q0 + i >= hi) continue;
-      bool take_a = b >= hi || (a < middle && !comp(b_key, a_key));
-      int from = take_a ? a : b;
-      keys[i] = take_a ? a_key : b_key;
-      if constexpr (has_values_v<V>) index[i] = storage.merge.index[from];
-      K next = shared[from + 1];  // one load either way; a read past a list's end is never used
-      if (take_a) {
-        a = from + 1;
-        a_key = next;
-      } else {
-        b = from + 1;
-        b_key = next;
-      }
-    }
+    int mp = merge_path(shared + lo, middle - lo, shared + middle, hi - middle, diag, comp);
+    serial_merge_slots<VT>(shared, merge_range{lo + mp, middle, middle + diag - mp, hi}, lo - q0, hi - q0, comp,
+                           [&](int i, const K& key, int from) {
+                             keys[i] = key;
+                             if constexpr (has_values_v<V>) index[i] = storage.merge.index[from];
+                           });
   }
 };
 

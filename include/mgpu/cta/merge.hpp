@@ -26,28 +26,43 @@ struct merge_pair {
   array_t<int, VT> indices;
 };
 
-// Merges the next VT outputs of `range` from `keys` (stable: a first on ties). Outputs past the
-// range's total hold unspecified values. Reads stay within each list, except one position past
-// a list's end when the list is empty: `keys` must be readable there.
-template <int VT, typename T, typename Comp>
-MGPU_DEVICE merge_pair<T, VT> serial_merge(const T* keys, merge_range range, Comp comp) {
-  merge_pair<T, VT> out;
+// The serial merge loop: the next outputs of `range` from `keys` (stable: a first on ties), one
+// per slot i in [first, last) of [0, VT), each handed to emit(i, key, position it came from);
+// slots outside [first, last) are skipped. Reads stay within each list and the one position past
+// its end: `keys` must be readable there. One load per output, with no divergent branches.
+template <int VT, typename T, typename Comp, typename Emit>
+MGPU_DEVICE void serial_merge_slots(const T* keys, merge_range range, int first, int last, Comp comp, Emit emit) {
   T a_key = keys[range.a_begin];
   T b_key = keys[range.b_begin];
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
+    if (i < first || i >= last) continue;
     bool take_a = range.b_begin >= range.b_end || (range.a_begin < range.a_end && !comp(b_key, a_key));
     int index = take_a ? range.a_begin : range.b_begin;
-    out.keys[i] = take_a ? a_key : b_key;
-    out.indices[i] = index;
+    emit(i, take_a ? a_key : b_key, index);
+    // The next key of the list taken from, which may be the position just past its end (read,
+    // never used); an exhausted list stays put.
+    int next = index < (take_a ? range.a_end : range.b_end) ? index + 1 : index;
+    T next_key = keys[next];
     if (take_a) {
-      range.a_begin = index + 1;
-      if (range.a_begin < range.a_end) a_key = keys[range.a_begin];
+      range.a_begin = next;
+      a_key = next_key;
     } else {
-      range.b_begin = index + 1;
-      if (range.b_begin < range.b_end) b_key = keys[range.b_begin];
+      range.b_begin = next;
+      b_key = next_key;
     }
   }
+}
+
+// Merges the next VT outputs of `range` from `keys` (stable: a first on ties). Outputs past the
+// range's total hold unspecified values. Reads as serial_merge_slots.
+template <int VT, typename T, typename Comp>
+MGPU_DEVICE merge_pair<T, VT> serial_merge(const T* keys, merge_range range, Comp comp) {
+  merge_pair<T, VT> out;
+  serial_merge_slots<VT>(keys, range, 0, VT, comp, [&](int i, const T& key, int index) {
+    out.keys[i] = key;
+    out.indices[i] = index;
+  });
   return out;
 }
 
