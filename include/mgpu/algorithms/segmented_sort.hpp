@@ -2,22 +2,24 @@
 //
 // segmented_sort: sorts each segment of an array independently (stable within each segment).
 //
-// 1. Blocksort: every tile sorts its segments (cta_segmented_sort), so every segment that lies
-//    inside one tile is finished, in the caller's array, after one pass.
+// 1. Blocksort: every tile sorts its segments (cta_segmented_sort; a tile with no head inside
+//    lies in one segment and takes the plain cta_sort), so every segment that lies inside one
+//    tile is finished, in the caller's array, after one pass.
 // 2. Crossings: a segment no longer than a tile crosses at most one tile boundary; one CTA merges
 //    its two halves (each sorted by its tile's blocksort). Segments of up to NV keys are done.
 // 3. Merge levels, only for longer segments. Level k merges, in each pair of runs of 2^k tiles,
 //    the one long segment (if any) that straddles the pair's middle, restricted to the pair
 //    (Merge Path over that range only). Finished segments are never touched again: merges that
-//    never cross a segment boundary are skipped, and so is all their data. Levels above the
-//    highest one any segment needs (found on the device) end at once.
+//    never cross a segment boundary are skipped, and so is all their data: a search kernel lists
+//    the tiles that merge or carry at the level, and only those run. Levels above the highest one
+//    any segment needs (found on the device) end at once.
 // 4. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
 //    level up to the last one at which it still straddles a middle (a multiple of NV << k inside
 //    it); counting back from that last write, which goes to the caller's array, fixes for every
 //    level which of the two arrays it reads and writes. A segment that is merely carried through
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
-// A single segment therefore costs what mergesort costs; segments of up to a tile cost one
-// blocksort, one crossing pass and a launch per level that does nothing.
+// A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
+// blocksort, one crossing pass and three small launches per level that do nothing.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -198,6 +200,7 @@ struct tile_segments {
 struct level_tile {
   std::int64_t region_begin, region_end, middle, a_begin, a_end;
   int level_of_region;  // last_level of the straddling segment
+  int carry;            // bit 0: the tile's first segment is carried through the level; bit 1: its last
 };
 
 template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
@@ -247,6 +250,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       K keys[NV];
       V values[NV];
       typename sort_t::storage_t sort;
+      typename cta_sort<NT, VT, K, V>::storage_t plain;
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
@@ -274,9 +278,14 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     array_t<K, VT> k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
     array_t<V, VT> v;
     if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
-    sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
+    if (scan.reduction < 0) {
+      // No head inside the tile: it lies in one segment, which the plain blocksort sorts faster.
+      cta_sort<NT, VT, K, V>::sort(k, v, s.plain, tid, valid, comp);
+    } else {
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
+      sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
+    }
 
     // Each element goes to the array its segment's parity picks for the blocksort (level -1).
     tile_segments e = ends_p[tile];
@@ -318,67 +327,85 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   cta_launch_tiles<P>(merge_crossing, tiles - 1, ctx);
 
   // ---- 3. merge levels, for long segments ----
+  // Per level, a search kernel plans each tile's part and lists the tiles that merge part of a
+  // straddling segment and those that carry a segment through; the merge and copy passes visit
+  // only the listed tiles (one wave of CTAs each), so a level with nothing to do costs three small
+  // launches, and the merge kernel stays as lean as mergesort's.
   buffer<level_tile> plan(tiles, ctx);
+  buffer<int> merging(tiles, ctx), carrying(tiles, ctx), num_listed(2 * levels, ctx);
+  num_listed.fill(0);
   level_tile* plan_p = plan.data();
+  int* merging_p = merging.data();
+  int* carrying_p = carrying.data();
   for (int level = 0; level < levels; ++level) {
-    // Where each tile's share of its pair's straddling segment starts and ends on the a side.
+    int* num_merging = num_listed.data() + 2 * level;
+    int* num_carrying = num_merging + 1;
     transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
       if (level > *top_level_p) return;
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       std::int64_t middle = pair.a_end;
-      level_tile lt{0, 0, middle, 0, 0, -1};
+      std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+      level_tile lt{0, 0, middle, 0, 0, -1, 0};
       if (middle < count) {
         segment_span s = index.around(middle);
         if (s.begin < middle && !short_crossing(s, NV)) {
+          // Where the tile's share of the straddling segment's merge starts and ends on the a side.
           lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
           lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
           lt.level_of_region = last_level(s, NV);
           const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
-          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
           region_split(src, lt.region_begin, middle, lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
+          if (lt.region_begin < t1 && t0 < lt.region_end) merging_p[atomicAdd(num_merging, 1)] = int(t);
         }
       }
+      // Segments that continue beyond the pair are carried through the level: copied. (The
+      // straddling segment's part of the tile lies in the region and is merged instead.)
+      tile_segments e = ends_p[t];
+      auto carried = [&](segment_span s, int last) {
+        bool straddles = lt.level_of_region >= 0 && s.begin < middle && middle < s.end;
+        return last >= level && !straddles && !short_crossing(s, NV);
+      };
+      lt.carry = (carried(e.first, e.first_level) ? 1 : 0) |
+                 (e.last.begin != e.first.begin && carried(e.last, e.last_level) ? 2 : 0);
+      if (lt.carry) carrying_p[atomicAdd(num_carrying, 1)] = int(t);
       plan_p[t] = lt;
     }, tiles, ctx);
 
-    // (One wave of CTAs looping over the tiles: a level above top_level costs little.)
-    auto merge_level = [=] MGPU_LAMBDA(int tid, int tile) {
+    auto carry = [=] MGPU_LAMBDA(int tid, int tile) {
+      V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+      V* alt_values = values_alt;
+      std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+      int which = plan_p[tile].carry;
+      tile_segments e = ends_p[tile];
+      auto copy = [&](segment_span s, int last) {
+        bool to_caller = writes_caller(last, level);
+        std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
+        cta_copy<NT, VT>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
+        if constexpr (has_values_v<V>)
+          cta_copy<NT, VT>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end, tid);
+      };
+      if (which & 1) copy(e.first, e.first_level);
+      if (which & 2) copy(e.last, e.last_level);
+    };
+    cta_launch_listed_tiles<P>(carry, carrying_p, num_carrying, tiles, ctx);
+
+    auto merge = [=] MGPU_LAMBDA(int tid, int tile) {
       __shared__ shared_storage<merge_storage<NV, K, V>> storage;
-      if (level > *top_level_p) return;
       V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
       V* alt_values = values_alt;
       std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
       level_tile lt = plan_p[tile];
-      tile_segments e = ends_p[tile];
-      bool merging = lt.level_of_region >= 0 && lt.region_begin < t1 && t0 < lt.region_end;
-      // Segments carried through this level (they continue beyond the pair): copy their part.
-      // (The straddling segment itself is merged instead: its part of the tile lies in the region.)
-      auto carry = [&](segment_span s, int last) {
-        bool straddles = lt.level_of_region >= 0 && s.begin < lt.middle && lt.middle < s.end;
-        if (last < level || straddles || short_crossing(s, NV)) return;
-        bool to_caller = writes_caller(last, level);
-        const K* src_k = to_caller ? keys_alt : keys;
-        K* dst_k = to_caller ? keys : keys_alt;
-        std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
-        cta_copy<NT, VT>(src_k, dst_k, b, end, tid);
-        if constexpr (has_values_v<V>)
-          cta_copy<NT, VT>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end, tid);
-      };
-      carry(e.first, e.first_level);
-      if (e.last.begin != e.first.begin) carry(e.last, e.last_level);
-      if (merging) {
-        bool to_caller = writes_caller(lt.level_of_region, level);
-        const K* src_k = to_caller ? keys_alt : keys;
-        K* dst_k = to_caller ? keys : keys_alt;
-        const V* src_v = to_caller ? alt_values : caller_values;
-        V* dst_v = to_caller ? caller_values : alt_values;
-        std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
-        std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
-        merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
-                            lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, comp, storage.get());
-      }
+      bool to_caller = writes_caller(lt.level_of_region, level);
+      const K* src_k = to_caller ? keys_alt : keys;
+      K* dst_k = to_caller ? keys : keys_alt;
+      const V* src_v = to_caller ? alt_values : caller_values;
+      V* dst_v = to_caller ? caller_values : alt_values;
+      std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
+      std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
+      merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
+                          lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, comp, storage.get());
     };
-    cta_launch_tiles<P>(merge_level, tiles, ctx);
+    cta_launch_listed_tiles<P>(merge, merging_p, num_merging, tiles, ctx);
   }
 }
 
