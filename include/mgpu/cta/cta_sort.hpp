@@ -21,8 +21,6 @@
 
 #include <type_traits>
 
-#include <type_traits>
-
 namespace mgpu {
 
 template <int NT, int VT, typename K, typename V = empty_t>
