@@ -72,27 +72,43 @@ void tune_reduce(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
 }
 
 // Merge of two sorted int32 halves of n keys: shapes against cub::DeviceMerge::MergeKeys.
-template <class... Shapes>
+template <bool pairs, class... Shapes>
 void tune_merge(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   std::int64_t half = n / 2;
   bench::device_array<int> a(half), b(half), out(n), ref(n);
+  bench::device_array<int> a_values(pairs ? half : 0), b_values(pairs ? half : 0), out_values(pairs ? n : 0),
+      ref_values(pairs ? n : 0);
   bench::fill_random<int>(a.data(), half, 5, 0, 1 << 30, ctx);
   bench::fill_random<int>(b.data(), half, 6, 0, 1 << 30, ctx);
   mgpu::radix_sort(a.data(), half, ctx);
   mgpu::radix_sort(b.data(), half, ctx);
+  if (pairs) {
+    bench::fill_random<int>(a_values.data(), half, 7, 0, 1 << 30, ctx);
+    bench::fill_random<int>(b_values.data(), half, 8, 0, 1 << 30, ctx);
+  }
   void* temp = nullptr;
   std::size_t bytes = 0;
   auto cub_merge = [&] {
+    if (pairs)
+      return cub::DeviceMerge::MergePairs(temp, bytes, a.data(), a_values.data(), half, b.data(), b_values.data(), half,
+                                          ref.data(), ref_values.data(), mgpu::less<int>(), ctx.stream());
     return cub::DeviceMerge::MergeKeys(temp, bytes, a.data(), half, b.data(), half, ref.data(), mgpu::less<int>(), ctx.stream());
   };
   MGPU_CUDA_CHECK(cub_merge());
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
   double cub_ms = bench::median_ms([&] { cub_merge(); }, 3, 15, ctx.stream(), &flush);
-  std::printf("merge int32 n=%lld: cub %.4f ms\n", (long long)n, cub_ms);
+  std::printf("merge %s int32 n=%lld: cub %.4f ms\n", pairs ? "pairs" : "keys", (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double ms = bench::median_ms([&] { mgpu::merge<P>(a.data(), half, b.data(), half, out.data(), mgpu::less<int>(), ctx); },
-                                 3, 15, ctx.stream(), &flush);
+    double ms = bench::median_ms([&] {
+      if (pairs)
+        mgpu::merge<P>(a.data(), a_values.data(), half, b.data(), b_values.data(), half, out.data(), out_values.data(),
+                       mgpu::less<int>(), ctx);
+      else
+        mgpu::merge<P>(a.data(), half, b.data(), half, out.data(), mgpu::less<int>(), ctx);
+    }, 3, 15, ctx.stream(), &flush);
+    // Keys are compared; values only where keys are unique is CUB's unstable order the same, so
+    // they are not.
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
     std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
   };
@@ -125,7 +141,9 @@ void tune_mergesort(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) 
   cudaFree(temp);
 }
 
-// Segmented sort of random int32 keys in segments of `size`: against cub::DeviceSegmentedSort.
+// Segmented sort of random int32 keys in segments of `size`: against cub::DeviceSegmentedSort,
+// under each launch shape.
+template <class... Shapes>
 void tune_segmented_sort(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
   bench::device_array<int> source(n), keys(n), ref(n), ref_out(n);
   bench::fill_random<int>(source.data(), n, 13, 0, 1 << 30, ctx);
@@ -141,12 +159,18 @@ void tune_segmented_sort(mgpu::context& ctx, std::int64_t n, int size, bench::l2
   reset(ref.data());
   double cub_ms = bench::median_ms([&] { cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, ref.data(), ref_out.data(), int(n), int(segments), h, h + 1, ctx.stream()); },
                                    2, 7, ctx.stream(), &flush);
-  double mgpu_ms = bench::median_ms([&] { reset(keys.data()); mgpu::segmented_sort(keys.data(), n, mgpu::segments_by_heads(h, segments), mgpu::less<int>(), ctx); },
-                                    2, 7, ctx.stream(), &flush);
   double copy_ms = bench::median_ms([&] { reset(keys.data()); }, 2, 7, ctx.stream(), &flush);
-  bench::mismatches m = bench::compare_arrays(keys.data(), ref_out.data(), n, ctx.stream());
-  std::printf("segmented sort int32 n=%lld segments of %d: cub %.4f ms, mgpu %.4f ms (minus its reset copy %.4f: %.4f)  %.2fx  %s\n",
-              (long long)n, size, cub_ms, mgpu_ms, copy_ms, mgpu_ms - copy_ms, cub_ms / (mgpu_ms - copy_ms), m.count ? "MISMATCH" : "ok");
+  std::printf("segmented sort int32 n=%lld segments of %d: cub %.4f ms, reset copy %.4f ms\n", (long long)n, size, cub_ms,
+              copy_ms);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    double mgpu_ms = bench::median_ms([&] { reset(keys.data()); mgpu::segmented_sort<P>(keys.data(), n, mgpu::segments_by_heads(h, segments), mgpu::less<int>(), ctx); },
+                                      2, 7, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(keys.data(), ref_out.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d,%d> %.4f ms (minus the reset copy)  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas,
+                mgpu_ms - copy_ms, cub_ms / (mgpu_ms - copy_ms), m.count ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
   cudaFree(temp);
 }
 
@@ -171,14 +195,17 @@ int main(int argc, char** argv) {
       tune_scan<std::int32_t, lp<128, 41>, lp<128, 53>>(ctx, n, flush);
       tune_scan<std::int64_t, lp<128, 21>, lp<128, 31>>(ctx, n, flush);
     }
-    if (what == "all" || what == "merge")
-      tune_merge<lp<128, 15>, lp<128, 23>, lp<256, 11>, lp<256, 15>, lp<256, 23>, lp<512, 11>, lp<512, 15>,
-                 lp<512, 19>, lpm<256, 15, 4>, lpm<512, 15, 2>>(ctx, n, flush);
+    if (what == "all" || what == "merge") {
+      tune_merge<false, lp<128, 15>, lp<256, 15>, lp<512, 11>, lp<512, 13>, lp<512, 15>, lpm<512, 15, 4>, lp<384, 15>,
+                 lpm<256, 15, 8>, lp<256, 30>, lp<1024, 7>, lp<512, 17>>(ctx, n, flush);
+      tune_merge<true, lp<128, 15>, lp<256, 15>, lp<512, 7>, lp<512, 11>, lp<512, 15>, lp<256, 11>>(ctx, n, flush);
+    }
     if (what == "all" || what == "sort") {
       tune_mergesort<lp<256, 11>, lp<256, 15>, lp<128, 15>, lp<256, 7>, lp<512, 11>, lp<128, 23>>(ctx, n, flush);
-      for (int size : {8, 128, 1024, 1 << 20}) tune_segmented_sort(ctx, n, size, flush);
+      for (int size : {8, 128, 1024, 1 << 20}) tune_segmented_sort<lp<256, 11>>(ctx, n, size, flush);
     }
-    if (what == "segsort") tune_segmented_sort(ctx, n, argc > 3 ? std::atoi(argv[3]) : 8, flush);
+    if (what == "segsort")
+      tune_segmented_sort<lp<256, 11>, lpm<256, 11, 5>>(ctx, n, argc > 3 ? std::atoi(argv[3]) : 8, flush);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;
