@@ -121,6 +121,31 @@ MGPU_TEST(SegmentedSort, ManyLevelsWithSmallTiles) {
   check_segmented_sort<small>(ctx, keys, late, mgpu::less<int>());
 }
 
+// Segment lengths around multiples of VT, the length of the blocksort's first runs: segments
+// that cross no run boundary, one, or just two. Shifting the first head puts a headless segment
+// at the start and moves every boundary crossing.
+MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using P = mgpu::segmented_sort_params<int>;
+  const int vt = P::vt;
+  const std::int64_t n = 2 * P::nv + 37;
+  std::vector<int> keys = random_keys<int>(n, 100, rng);
+  for (int size : {2, vt - 1, vt, vt + 1, vt + 2, 2 * vt, 2 * vt + 1, 2 * vt + 2, 4 * vt + 1, 4 * vt + 2, 8 * vt + 2}) {
+    for (int shift : {0, 1, vt / 2, vt - 1}) {
+      SCOPED_TRACE("size=" + std::to_string(size) + " shift=" + std::to_string(shift));
+      std::vector<int> heads;
+      for (std::int64_t h = shift; h < n; h += size) heads.push_back(int(h));
+      check_segmented_sort(ctx, keys, heads, mgpu::less<int>());
+    }
+  }
+  // Mixed: mostly short segments, and now and then one that crosses several run boundaries.
+  std::vector<int> mixed;
+  std::uniform_int_distribution<int> coin(0, 40);
+  for (std::int64_t h = 0; h < n; h += coin(rng) == 0 ? 3 * vt + 5 : 1 + coin(rng) % (vt + 1)) mixed.push_back(int(h));
+  check_segmented_sort(ctx, keys, mixed, mgpu::less<int>());
+}
+
 MGPU_TEST(SegmentedSort, UserStructWithLambda) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
