@@ -121,9 +121,10 @@ MGPU_TEST(SegmentedSort, ManyLevelsWithSmallTiles) {
   check_segmented_sort<small>(ctx, keys, late, mgpu::less<int>());
 }
 
-// Segment lengths around multiples of VT, the length of the blocksort's first runs: segments
-// that cross no run boundary, one, or just two. Shifting the first head puts a headless segment
-// at the start and moves every boundary crossing.
+// Segment lengths around multiples of VT, the run length of the blocksort's rounds: where one
+// flat round can finish a tile (no segment crosses two run boundaries) and where it just cannot.
+// Shifting the first head makes the first segment start before the array and moves every
+// boundary crossing.
 MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
@@ -139,7 +140,7 @@ MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
       check_segmented_sort(ctx, keys, heads, mgpu::less<int>());
     }
   }
-  // Mixed: mostly short segments, and now and then one that crosses several run boundaries.
+  // Mixed: mostly short segments, and now and then one long enough to block the flat round.
   std::vector<int> mixed;
   std::uniform_int_distribution<int> coin(0, 40);
   for (std::int64_t h = 0; h < n; h += coin(rng) == 0 ? 3 * vt + 5 : 1 + coin(rng) % (vt + 1)) mixed.push_back(int(h));

@@ -9,8 +9,10 @@
 // first stage of segmented_sort). In a round, the only elements that move are those of the one
 // segment that straddles the middle of each pair of runs; only the threads whose outputs lie in
 // that segment search and merge (Merge Path restricted to the segment), the others keep their
-// registers, and a round in which no segment straddles a middle costs one barrier. So a tile of
-// tiny segments costs little more than loading and storing it.
+// registers, and a round in which no segment straddles a middle costs one barrier. The rounds
+// end early: once no segment crosses two run boundaries, one flat round merges, around every
+// boundary at once, the segment that straddles it. So a tile of segments of at most VT + 1 keys
+// takes one round after the per-thread sort, and costs little more than loading and storing it.
 #pragma once
 
 #include "../core/operators.hpp"
@@ -81,6 +83,7 @@ struct cta_segmented_sort {
   using index_t = std::conditional_t<has_values_v<V>, int, empty_t>;
   struct storage_t {
     int segment[nv];  // per tile position: where its segment starts (below 0: before the tile)
+    int wide_runs;    // bit r (r a power of two): some segment crosses two multiples of VT * r
     union {
       struct {
         K keys[nv + 1];  // one past the end: serial_merge reads ahead
@@ -92,10 +95,10 @@ struct cta_segmented_sort {
 
   // Sorts each segment of the tile's first `count` elements by comp, stably. Thread tid holds
   // elements [VT * tid, VT * tid + VT) and, in `segment`, the tile position where each one's
-  // segment starts (any negative value for a segment that starts before the tile); those
-  // positions never decrease along the tile. Returns with each thread holding the same positions
-  // of the sorted tile, after a barrier (the storage may be reused at once); elements at or past
-  // `count` end up unspecified.
+  // segment starts (one negative value, the same for all its elements, for a segment that starts
+  // before the tile); those positions never decrease along the tile. Returns with each thread
+  // holding the same positions of the sorted tile, after a barrier (the storage may be reused at
+  // once); elements at or past `count` end up unspecified.
   template <typename Comp>
   MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, const array_t<int, VT>& segment,
                                storage_t& storage, int tid, int count, Comp comp) {
@@ -118,35 +121,44 @@ struct cta_segmented_sort {
     }, mine);
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) keys[i] = own[i].key;
+    if (tid == 0) storage.wide_runs = 0;
     __syncthreads();
+    int wide = wide_runs_at(storage, VT * tid, count);
+    if (wide) atomicOr(&storage.wide_runs, wide);
+    __syncthreads();
+    // Runs of VT * r keys for the r whose bit is clear have no segment crossing two of their
+    // boundaries (nor do longer runs). The round of 2 r threads, the first such, can be flat.
+    wide = storage.wide_runs;
+    int flat_coop = 2 * (~wide & (wide + 1));
 
+    // Regular rounds: before the round of `coop` threads, runs of VT * coop / 2 keys are sorted per
+    // segment; the round merges the segment straddling the middle of each pair of runs.
     MGPU_UNROLL
     for (int coop = 2; coop <= NT; coop *= 2) {
-      // The segment that straddles the middle of this thread's pair of runs, as [lo, hi).
-      int first = tid & ~(coop - 1);
-      int a_begin = min_of(VT * first, count), middle = min_of(VT * (first + coop / 2), count);
-      int b_end = min_of(VT * (first + coop), count);
-      int lo = middle, hi = middle;
-      if (a_begin < middle && middle < b_end && storage.segment[middle] < middle) {
-        int head = storage.segment[middle];
-        lo = head > a_begin ? head : a_begin;
-        hi = middle + binary_search<bounds::upper>(storage.segment + middle, b_end - middle, head, less<int>());
-      }
-      int p0 = VT * tid > lo ? VT * tid : lo, p1 = min_of(VT * tid + VT, hi);
-      bool involved = p0 < p1;
+      if (coop >= flat_coop && coop < NT) break;  // (the last round is flat anyway)
+      straddle s = straddling(storage, VT * ((tid & ~(coop - 1)) + coop / 2), VT * (coop / 2), count);
+      bool involved = s.holds(VT * tid);
       if (!__syncthreads_or(involved)) continue;
-
       // (The barrier above also ended every read of the previous round.) The merge reads only
-      // positions in [lo, hi), which belong to the involved threads.
-      if (involved) {
-        MGPU_UNROLL
-        for (int i = 0; i < VT; ++i) {
-          storage.merge.keys[VT * tid + i] = keys[i];
-          if constexpr (has_values_v<V>) storage.merge.index[VT * tid + i] = index[i];
-        }
-      }
+      // positions in [s.lo, s.hi), which belong to the involved threads.
+      if (involved) store_own(keys, index, storage, tid);
       __syncthreads();
-      if (involved) merge_own_outputs(keys, index, storage, VT * tid, lo, middle, hi, comp);
+      if (involved) merge_own_outputs(keys, index, storage, tid, s, comp);
+    }
+
+    // The flat round: each thread's outputs lie in one run and may meet the segments straddling
+    // both its ends, two different segments (none crosses two boundaries).
+    if (flat_coop < NT) {
+      int run = VT * (flat_coop / 2), run_begin = VT * (tid & ~(flat_coop / 2 - 1));
+      straddle s0 = straddling(storage, run_begin, run, count);
+      straddle s1 = straddling(storage, run_begin + run, run, count);
+      bool in0 = s0.holds(VT * tid), in1 = s1.holds(VT * tid);
+      if (__syncthreads_or(in0 || in1)) {
+        if (in0 || in1) store_own(keys, index, storage, tid);
+        __syncthreads();
+        if (in0) merge_own_outputs(keys, index, storage, tid, s0, comp);
+        if (in1) merge_own_outputs(keys, index, storage, tid, s1, comp);
+      }
     }
 
     // The last round's reads finish before anyone overwrites the storage (the values here, or the
@@ -165,17 +177,60 @@ struct cta_segmented_sort {
  private:
   MGPU_DEVICE static int min_of(int a, int b) { return a < b ? a : b; }
 
-  // The thread's own positions [q0, q0 + VT) after merging the shared keys [lo, middle) with
-  // [middle, hi): those in [lo, hi) take their merge outputs (a serial merge from the Merge Path
-  // split at the first of them), the others keep their registers. Register indices stay static.
+  // The segment straddling `middle` (a multiple of `run`), clipped to the runs on either side:
+  // [lo, middle) and [middle, hi); empty (lo == hi) when no segment straddles it.
+  struct straddle {
+    int lo, middle, hi;
+    // Whether the VT positions from q0 meet it.
+    MGPU_DEVICE bool holds(int q0) const { return (q0 > lo ? q0 : lo) < min_of(q0 + VT, hi); }
+  };
+  MGPU_DEVICE static straddle straddling(const storage_t& storage, int middle, int run, int count) {
+    straddle s{middle, middle, middle};
+    if (0 < middle && middle < count && storage.segment[middle] < middle) {
+      int head = storage.segment[middle];
+      int end = min_of(middle + run, count);
+      s.lo = head > middle - run ? head : middle - run;
+      s.hi = middle + binary_search<bounds::upper>(storage.segment + middle, end - middle, head, less<int>());
+    }
+    return s;
+  }
+
+  // The bits r (powers of two below NT) for which a segment crosses both q0 and q0 + VT * r,
+  // where q0 is a multiple of VT * r (the boundaries of runs of r threads that start here).
+  MGPU_DEVICE static int wide_runs_at(const storage_t& storage, int q0, int count) {
+    int wide = 0;
+    if (q0 == 0 || q0 >= count || storage.segment[q0] >= q0) return 0;
+    MGPU_UNROLL
+    for (int r = 1; r < NT; r *= 2) {
+      if ((q0 / VT) % r != 0) break;
+      int next = q0 + VT * r;
+      if (next < count && storage.segment[next] == storage.segment[q0]) wide |= r;
+    }
+    return wide;
+  }
+
+  MGPU_DEVICE static void store_own(const array_t<K, VT>& keys, const array_t<index_t, VT>& index,
+                                    storage_t& storage, int tid) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      storage.merge.keys[VT * tid + i] = keys[i];
+      if constexpr (has_values_v<V>) storage.merge.index[VT * tid + i] = index[i];
+    }
+  }
+
+  // The thread's own positions [VT * tid, VT * tid + VT) after merging the shared keys
+  // [s.lo, s.middle) with [s.middle, s.hi): those in [s.lo, s.hi) take their merge outputs (a
+  // serial merge from the Merge Path split at the first of them), the others keep their
+  // registers. Register indices stay static.
   template <typename Comp>
   MGPU_DEVICE static void merge_own_outputs(array_t<K, VT>& keys, array_t<index_t, VT>& index, const storage_t& storage,
-                                            int q0, int lo, int middle, int hi, Comp comp) {
+                                            int tid, straddle s, Comp comp) {
     const K* shared = storage.merge.keys;
-    int diag = (q0 > lo ? q0 : lo) - lo;
-    int mp = merge_path(shared + lo, middle - lo, shared + middle, hi - middle, diag, comp);
-    serial_merge_slots<VT>(shared, merge_range{lo + mp, middle, middle + diag - mp, hi}, lo - q0, hi - q0, comp,
-                           [&](int i, const K& key, int from) {
+    int q0 = VT * tid;
+    int diag = (q0 > s.lo ? q0 : s.lo) - s.lo;
+    int mp = merge_path(shared + s.lo, s.middle - s.lo, shared + s.middle, s.hi - s.middle, diag, comp);
+    serial_merge_slots<VT>(shared, merge_range{s.lo + mp, s.middle, s.middle + diag - mp, s.hi}, s.lo - q0, s.hi - q0,
+                           comp, [&](int i, const K& key, int from) {
                              keys[i] = key;
                              if constexpr (has_values_v<V>) index[i] = storage.merge.index[from];
                            });
