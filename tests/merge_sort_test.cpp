@@ -21,6 +21,27 @@ class MergeSortTyped : public ::testing::Test {};
 using key_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, float, double>;
 TYPED_TEST_SUITE(MergeSortTyped, key_types);
 
+// Merges sorted a and b (keys, then pairs whose values record where each key came from) and
+// compares with the reference merge: equal keys must come a first, each input in order.
+template <typename params = void, typename T>
+void check_merge(mgpu::context& ctx, const std::vector<T>& a, const std::vector<T>& b) {
+  std::int64_t a_count = std::int64_t(a.size()), b_count = std::int64_t(b.size());
+  std::vector<std::int64_t> a_pos(a.size()), b_pos(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a_pos[i] = std::int64_t(i);
+  for (std::size_t i = 0; i < b.size(); ++i) b_pos[i] = -1 - std::int64_t(i);
+  auto expected = mgpu_ref::merge_pairs(a, a_pos, b, b_pos, mgpu::less<T>());
+
+  mgpu::buffer<T> da(a, ctx), db(b, ctx), keys = poisoned<T>(a_count + b_count, ctx);
+  mgpu::buffer<std::int64_t> dav(a_pos, ctx), dbv(b_pos, ctx), values = poisoned<std::int64_t>(a_count + b_count, ctx);
+  mgpu::merge<params>(da.data(), a_count, db.data(), b_count, keys.data(), mgpu::less<T>(), ctx);
+  EXPECT_TRUE(same(expected.first, keys.to_host())) << "keys only";
+  keys = poisoned<T>(a_count + b_count, ctx);
+  mgpu::merge<params>(da.data(), dav.data(), a_count, db.data(), dbv.data(), b_count, keys.data(), values.data(),
+                      mgpu::less<T>(), ctx);
+  EXPECT_TRUE(same(expected.first, keys.to_host())) << "pairs: keys";
+  EXPECT_TRUE(same(expected.second, values.to_host())) << "pairs: values";
+}
+
 template <typename params = void, typename K, typename Comp>
 void check_mergesort(mgpu::context& ctx, const std::vector<K>& keys, Comp comp) {
   std::int64_t n = std::int64_t(keys.size());
@@ -100,21 +121,32 @@ MGPU_TYPED_TEST(MergeSortTyped, MergeMatchesStdMerge) {
       std::vector<T> a = random_keys<T>(a_count, distinct, rng), b = random_keys<T>(b_count, distinct, rng);
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
-      std::vector<std::int64_t> a_pos(a.size()), b_pos(b.size());
-      for (std::size_t i = 0; i < a.size(); ++i) a_pos[i] = std::int64_t(i);
-      for (std::size_t i = 0; i < b.size(); ++i) b_pos[i] = -1 - std::int64_t(i);
-      auto expected = mgpu_ref::merge_pairs(a, a_pos, b, b_pos, mgpu::less<T>());
-
-      mgpu::buffer<T> da(a, ctx), db(b, ctx), keys = poisoned<T>(a_count + b_count, ctx);
-      mgpu::buffer<std::int64_t> dav(a_pos, ctx), dbv(b_pos, ctx), values = poisoned<std::int64_t>(a_count + b_count, ctx);
-      mgpu::merge(da.data(), a_count, db.data(), b_count, keys.data(), mgpu::less<T>(), ctx);
-      EXPECT_TRUE(same(expected.first, keys.to_host())) << "keys only";
-      keys = poisoned<T>(a_count + b_count, ctx);
-      mgpu::merge(da.data(), dav.data(), a_count, db.data(), dbv.data(), b_count, keys.data(), values.data(),
-                  mgpu::less<T>(), ctx);
-      EXPECT_TRUE(same(expected.first, keys.to_host())) << "pairs: keys";
-      EXPECT_TRUE(same(expected.second, values.to_host())) << "pairs: values";
+      check_merge(ctx, a, b);
     }
+  }
+}
+
+// Tiles of 32 outputs, so that every kind of tile boundary occurs many times: inputs of uneven
+// lengths with few distinct keys, one input wholly before the other (one side of every split is
+// empty), and all keys equal (every split must put a's keys first).
+MGPU_TEST(MergeSort, SkewedAndAllEqualInputsOverManyTiles) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using small = mgpu::launch_params<32, 1>;
+  const int n = 1000003;
+  std::vector<int> few = random_keys<int>(n, 40, rng), low(700001), high(n - 700001);
+  std::sort(few.begin(), few.begin() + 700001);
+  std::sort(few.begin() + 700001, few.end());
+  for (std::size_t i = 0; i < low.size(); ++i) low[i] = int(i);
+  for (std::size_t i = 0; i < high.size(); ++i) high[i] = int(low.size() + i);
+  std::vector<int> equal_a(400000, 3), equal_b(n - 400000, 3);
+  std::vector<std::pair<std::vector<int>, std::vector<int>>> cases{
+      {std::vector<int>(few.begin(), few.begin() + 700001), std::vector<int>(few.begin() + 700001, few.end())},
+      {low, high}, {high, low}, {equal_a, equal_b}};
+  for (auto& [a, b] : cases) {
+    SCOPED_TRACE("a=" + std::to_string(a.size()) + " front " + std::to_string(a.front()) + ", b front " +
+                 std::to_string(b.front()));
+    check_merge<small>(ctx, a, b);
   }
 }
 
