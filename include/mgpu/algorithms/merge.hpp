@@ -18,7 +18,7 @@
 namespace mgpu {
 
 template <typename K>
-using merge_params = launch_params<128, (sizeof(K) > 8 ? 7 : 15)>;
+using merge_params = launch_params<256, (sizeof(K) > 8 ? 7 : 15)>;
 
 namespace detail {
 

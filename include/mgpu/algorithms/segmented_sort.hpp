@@ -19,7 +19,7 @@
 //    level which of the two arrays it reads and writes. A segment that is merely carried through
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
-// blocksort, one crossing pass and three small launches per level that do nothing.
+// blocksort, one crossing pass and two small launches per level that do nothing.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -327,25 +327,23 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   cta_launch_tiles<P>(merge_crossing, tiles - 1, ctx);
 
   // ---- 3. merge levels, for long segments ----
-  // Per level, a search kernel plans each tile's part and lists the tiles that merge part of a
-  // straddling segment and those that carry a segment through; the merge and copy passes visit
-  // only the listed tiles (one wave of CTAs each), so a level with nothing to do costs three small
-  // launches, and the merge kernel stays as lean as mergesort's.
+  // Per level, a search kernel plans each tile's part and lists the tiles with something to do:
+  // merge part of a straddling segment, or carry a segment through. One pass visits only the
+  // listed tiles (one wave of CTAs), so a level with nothing to do costs two small launches.
   buffer<level_tile> plan(tiles, ctx);
-  buffer<int> merging(tiles, ctx), carrying(tiles, ctx), num_listed(2 * levels, ctx);
+  buffer<int> listed(tiles, ctx), num_listed(levels, ctx);
   num_listed.fill(0);
   level_tile* plan_p = plan.data();
-  int* merging_p = merging.data();
-  int* carrying_p = carrying.data();
+  int* listed_p = listed.data();
   for (int level = 0; level < levels; ++level) {
-    int* num_merging = num_listed.data() + 2 * level;
-    int* num_carrying = num_merging + 1;
+    int* num_listed_p = num_listed.data() + level;
     transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
       if (level > *top_level_p) return;
       run_pair pair(t * NV, std::int64_t(NV) << level, count);
       std::int64_t middle = pair.a_end;
       std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
       level_tile lt{0, 0, middle, 0, 0, -1, 0};
+      bool merges = false;
       if (middle < count) {
         segment_span s = index.around(middle);
         if (s.begin < middle && !short_crossing(s, NV)) {
@@ -355,7 +353,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
           lt.level_of_region = last_level(s, NV);
           const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
           region_split(src, lt.region_begin, middle, lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
-          if (lt.region_begin < t1 && t0 < lt.region_end) merging_p[atomicAdd(num_merging, 1)] = int(t);
+          merges = lt.region_begin < t1 && t0 < lt.region_end;
         }
       }
       // Segments that continue beyond the pair are carried through the level: copied. (The
@@ -367,45 +365,43 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       };
       lt.carry = (carried(e.first, e.first_level) ? 1 : 0) |
                  (e.last.begin != e.first.begin && carried(e.last, e.last_level) ? 2 : 0);
-      if (lt.carry) carrying_p[atomicAdd(num_carrying, 1)] = int(t);
       plan_p[t] = lt;
+      if (merges || lt.carry) listed_p[atomicAdd(num_listed_p, 1)] = int(t);
     }, tiles, ctx);
 
-    auto carry = [=] MGPU_LAMBDA(int tid, int tile) {
-      V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
-      V* alt_values = values_alt;
-      std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-      int which = plan_p[tile].carry;
-      tile_segments e = ends_p[tile];
-      auto copy = [&](segment_span s, int last) {
-        bool to_caller = writes_caller(last, level);
-        std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
-        cta_copy<NT, VT>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
-        if constexpr (has_values_v<V>)
-          cta_copy<NT, VT>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end, tid);
-      };
-      if (which & 1) copy(e.first, e.first_level);
-      if (which & 2) copy(e.last, e.last_level);
-    };
-    cta_launch_listed_tiles<P>(carry, carrying_p, num_carrying, tiles, ctx);
-
-    auto merge = [=] MGPU_LAMBDA(int tid, int tile) {
+    auto level_pass = [=] MGPU_LAMBDA(int tid, int tile) {
       __shared__ shared_storage<merge_storage<NV, K, V>> storage;
       V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
       V* alt_values = values_alt;
       std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
       level_tile lt = plan_p[tile];
+      // Carried segments: copied, with a few loads in flight per thread (the copy loops), which
+      // keeps this kernel's registers at the merge's.
+      if (lt.carry) {
+        tile_segments e = ends_p[tile];
+        auto copy = [&](segment_span s, int last) {
+          bool to_caller = writes_caller(last, level);
+          std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
+          cta_copy<NT, 4>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
+          if constexpr (has_values_v<V>)
+            cta_copy<NT, 4>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end, tid);
+        };
+        if (lt.carry & 1) copy(e.first, e.first_level);
+        if (lt.carry & 2) copy(e.last, e.last_level);
+      }
+
+      std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
+      std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
+      if (m0 >= m1) return;
       bool to_caller = writes_caller(lt.level_of_region, level);
       const K* src_k = to_caller ? keys_alt : keys;
       K* dst_k = to_caller ? keys : keys_alt;
       const V* src_v = to_caller ? alt_values : caller_values;
       V* dst_v = to_caller ? caller_values : alt_values;
-      std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
-      std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
       merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
                           lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, comp, storage.get());
     };
-    cta_launch_listed_tiles<P>(merge, merging_p, num_merging, tiles, ctx);
+    cta_launch_listed_tiles<P>(level_pass, listed_p, num_listed_p, tiles, ctx);
   }
 }
 
