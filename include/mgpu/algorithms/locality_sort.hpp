@@ -94,7 +94,7 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
       std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
       std::int64_t m0 = w.begin > t0 ? w.begin : t0, m1 = w.end < t1 ? w.end : t1;
       merge_tile<P, K, V>(tid, aside_k, aside_v, w.a_begin, w.a_end, aside_k, aside_v, w.middle + m0 - w.a_begin,
-                          w.middle + m1 - w.a_end, keys, caller_values, m0, comp, storage.get());
+                          w.middle + m1 - w.a_end, keys, caller_values, m0, int(m1 - m0), comp, storage.get());
     };
     cta_launch_listed_tiles<P>(merge_back, listed_p, count_p, tiles, ctx);
   }

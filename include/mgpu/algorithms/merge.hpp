@@ -30,28 +30,30 @@ struct merge_storage {
   };
 };
 
-// One tile of a merge: a[a_begin, a_end) with b[b_begin, b_end) (together at most NV) merged to
-// out_keys[out_first, out_first + total) and, with values, out_values. Keys-only merges pass
-// V = empty_t and touch no value iterator.
+// One tile of a merge: its out_count (at most NV) outputs, out_keys[out_first, out_first +
+// out_count) and, with values, out_values, merged from a[a_begin, a_end) and b[b_begin, b_end).
+// Keys-only merges pass V = empty_t and touch no value iterator. Splits found by Merge Path over
+// sorted inputs give (a_end - a_begin) + (b_end - b_begin) == out_count. Inputs that break the
+// preconditions (not sorted, or a comparator that is no strict weak order) can give splits that
+// are not monotone: the counts are then clamped, so that every read stays in the two ranges and
+// every write in the tile (the output is unspecified, memory is safe).
 template <typename P, typename K, typename V, typename AKeys, typename AValues, typename BKeys, typename BValues,
           typename OutKeys, typename OutValues, typename Comp>
 MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_t a_begin, std::int64_t a_end,
                             BKeys b_keys, BValues b_values, std::int64_t b_begin, std::int64_t b_end,
-                            OutKeys out_keys, OutValues out_values, std::int64_t out_first, Comp comp,
+                            OutKeys out_keys, OutValues out_values, std::int64_t out_first, int out_count, Comp comp,
                             merge_storage<P::nv, K, V>& s) {
-  int a_count = int(a_end - a_begin), b_count = int(b_end - b_begin), total = a_count + b_count;
+  std::int64_t a_given = a_end - a_begin, b_given = b_end - b_begin;
+  int a_count = int(a_given < 0 ? 0 : a_given > out_count ? out_count : a_given);
+  int b_count = int(b_given < 0 ? 0 : b_given > out_count - a_count ? out_count - a_count : b_given);
+  int total = a_count + b_count;
   load_two_lists_to_shared<P::nt, P::vt>(a_keys + a_begin, a_count, b_keys + b_begin, b_count, tid, s.keys);
   merge_pair<K, P::vt> merged = cta_merge_from_shared<P::nt, P::vt>(s.keys, a_count, b_count, tid, comp);
   __syncthreads();
   reg_to_mem_thread<P::nt, P::vt>(merged.keys, out_keys + out_first, tid, total, s.keys);
   if constexpr (has_values_v<V>) {
-    array_t<V, P::vt> values;
-    MGPU_UNROLL
-    for (int i = 0; i < P::vt; ++i) {
-      int index = merged.indices[i];
-      if (P::vt * tid + i < total)
-        values[i] = index < a_count ? V(a_values[a_begin + index]) : V(b_values[b_begin + index - a_count]);
-    }
+    array_t<V, P::vt> values =
+        gather_merge_values<P::vt, V>(merged.indices, a_values + a_begin, a_count, b_values + b_begin, tid, total);
     reg_to_mem_thread<P::nt, P::vt>(values, out_values + out_first, tid, total, s.values);
   }
 }
@@ -67,8 +69,10 @@ MGPU_HOST_DEVICE void region_split(KeysIt src, std::int64_t region_begin, std::i
   auto diag = [&](std::int64_t p) {
     return (p < region_begin ? region_begin : p > region_end ? region_end : p) - region_begin;
   };
-  a_begin = region_begin + merge_path(src + region_begin, a_count, src + middle, b_count, diag(t0), comp);
-  a_end = region_begin + merge_path(src + region_begin, a_count, src + middle, b_count, diag(t1), comp);
+  std::int64_t x0, x1;
+  merge_path_pair(src + region_begin, a_count, src + middle, b_count, diag(t0), diag(t1), comp, x0, x1);
+  a_begin = region_begin + x0;
+  a_end = region_begin + x1;
 }
 
 template <typename params, typename K, typename V, typename AKeys, typename AValues, typename BKeys,
@@ -106,7 +110,7 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
     std::int64_t last = first + P::nv < total ? first + P::nv : total;
     std::int64_t a_begin = p[tile], a_end = p[tile + 1];
     merge_tile<P, K, V>(tid, a_keys, a_values, a_begin, a_end, b_keys, b_values, first - a_begin, last - a_end,
-                        out_keys, out_values, first, comp, storage.get());
+                        out_keys, out_values, first, int(last - first), comp, storage.get());
   };
   cta_launch<P>(kernel, tiles, ctx);
 }

@@ -90,7 +90,7 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
     std::int64_t b_begin = pair.a_end + (first - pair.first) - (a_begin - pair.first);
     std::int64_t b_end = pair.a_end + (last - pair.first) - (a_end - pair.first);
     merge_tile<P, K, V>(tid, src_keys, src_values, a_begin, a_end, src_keys, src_values, b_begin, b_end,
-                        dst_keys, dst_values, first, comp, storage.get());
+                        dst_keys, dst_values, first, int(last - first), comp, storage.get());
   };
   cta_launch<P>(kernel, tiles, ctx);
 }

@@ -4,22 +4,23 @@
 //
 // 1. Blocksort: every tile sorts its segments (cta_segmented_sort; a tile with no head inside
 //    lies in one segment and takes the plain cta_sort), so every segment that lies inside one
-//    tile is finished, in the caller's array, after one pass.
-// 2. Crossings: a segment no longer than a tile crosses at most one tile boundary; one CTA merges
-//    its two halves (each sorted by its tile's blocksort). Segments of up to NV keys are done.
-// 3. Merge levels, only for longer segments. Level k merges, in each pair of runs of 2^k tiles,
+//    tile is finished, in the caller's array, after one pass. A segment no longer than a tile
+//    crosses at most one tile boundary: the CTA of the tile where it ends waits until the tile
+//    before has stored its half (tiles wait only on lower-numbered tiles, as in a decoupled
+//    look-back) and merges the two halves. Segments of up to NV keys are then done.
+// 2. Merge levels, only for longer segments. Level k merges, in each pair of runs of 2^k tiles,
 //    the one long segment (if any) that straddles the pair's middle, restricted to the pair
 //    (Merge Path over that range only). Finished segments are never touched again: merges that
-//    never cross a segment boundary are skipped, and so is all their data: a search kernel lists
-//    the tiles that merge or carry at the level, and only those run. Levels above the highest one
-//    any segment needs (found on the device) end at once.
-// 4. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
+//    never cross a segment boundary are skipped, and so is all their data. Each level is one
+//    launch of one wave of CTAs that plan their tiles and work only on those with something to
+//    do; levels above the highest one any segment needs (found on the device) end at once.
+// 3. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
 //    level up to the last one at which it still straddles a middle (a multiple of NV << k inside
 //    it); counting back from that last write, which goes to the caller's array, fixes for every
 //    level which of the two arrays it reads and writes. A segment that is merely carried through
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
-// blocksort, one crossing pass and two small launches per level that do nothing.
+// blocksort and one launch per level that ends at once.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -62,6 +63,8 @@ struct segment_flags {
 };
 inline segment_flags segments_by_flags(const unsigned* flags) { return segment_flags{flags}; }
 
+// The mergesort's tiles (bench/tune.cu segshapes: smaller CTAs, <128, 15>, sort short segments up to
+// 15% faster but a single long segment 10% slower).
 template <typename K, typename V = empty_t>
 using segmented_sort_params = mergesort_params<K, V>;
 
@@ -84,12 +87,20 @@ struct head_index {
     std::int64_t i = binary_search<bounds::upper>(heads, num_heads, position, less<>());
     std::int64_t begin = i > 0 ? std::int64_t(heads[i - 1]) : 0;
     std::int64_t end = i < num_heads ? std::int64_t(heads[i]) : count;
-    return segment_span{begin, end < count ? end : count};
+    // Sorted heads in [0, count] need no clamping; unsorted ones (undefined behaviour in unchecked
+    // mode) then still give a span around the position, inside the array.
+    begin = begin < 0 ? 0 : begin > position ? position : begin;
+    end = end > count ? count : end <= position ? position + 1 : end;
+    return segment_span{begin, end};
   }
   // Sets head_at[p - t0] for every head p in tile `tile` (starting at t0).
   template <int NT>
-  MGPU_DEVICE void mark_heads(int tid, int tile, std::int64_t t0, int /*valid*/, int* head_at) const {
-    for (std::int64_t h = tile_heads[tile] + tid; h < tile_heads[tile + 1]; h += NT) head_at[std::int64_t(heads[h]) - t0] = 1;
+  MGPU_DEVICE void mark_heads(int tid, int tile, std::int64_t t0, int valid, int* head_at) const {
+    // (The range check keeps unsorted heads, undefined in unchecked mode, inside the tile.)
+    for (std::int64_t h = tile_heads[tile] + tid; h < tile_heads[tile + 1]; h += NT) {
+      std::int64_t p = std::int64_t(heads[h]) - t0;
+      if (0 <= p && p < valid) head_at[p] = 1;
+    }
   }
 };
 
@@ -165,15 +176,15 @@ inline segment_index<flag_index> make_segment_index(const char* fn, segment_flag
   return segment_index<flag_index>{view, std::move(last_through), std::move(first_from)};
 }
 
-// Whether a segment crosses a tile boundary but fits in one tile: the crossing pass merges it.
+// Whether a segment crosses a tile boundary but fits in one tile: the blocksort merges its halves.
 MGPU_HOST_DEVICE bool short_crossing(segment_span s, int nv) {
   return s.end - s.begin <= nv && s.begin / nv != (s.end - 1) / nv;
 }
 
 // The last merge level that writes a segment: the largest k such that a multiple of NV << k lies
 // strictly inside it (a pair's middle it straddles, or one it is carried across); -1 if it crosses
-// no tile boundary (the blocksort finishes it). A short crossing is written once after the
-// blocksort, by the crossing pass, which counts as level 0 for the choice of arrays.
+// no tile boundary (the blocksort finishes it). A short crossing is written twice by the
+// blocksort kernel: its halves, then their merge, which counts as level 0 for the choice of arrays.
 MGPU_HOST_DEVICE int last_level(segment_span s, int nv) {
   std::int64_t lo = s.begin / nv + 1, hi = (s.end - 1) / nv;  // tile boundaries inside, as indices
   if (s.end - s.begin < 2 || lo > hi) return -1;
@@ -194,6 +205,10 @@ struct tile_segments {
   int first_level, last_level;
 };
 
+// The CTAs per SM that `threads` threads per SM make with CTAs of NT threads, within the
+// hardware's limit of 32: a launch_params min_ctas, which caps a kernel's registers.
+constexpr int ctas_per_sm_for(int threads, int nt) { return threads / nt < 32 ? threads / nt : 32; }
+
 // What a tile does at one merge level: merge its part of the straddling segment's range
 // [region_begin, region_end) around `middle`, whose a-side starts at a_begin and ends at a_end
 // in this tile.
@@ -202,6 +217,40 @@ struct level_tile {
   int level_of_region;  // last_level of the straddling segment
   int carry;            // bit 0: the tile's first segment is carried through the level; bit 1: its last
 };
+
+// A tile's part of merge level `level`: the segment straddling its run pair's middle (found in
+// `ends`: the segment that holds the middle is the first segment of the tile starting there),
+// where the tile's share of that segment's merge starts and ends on the a side, and which of the
+// tile's end segments are carried through the level. keys_alt is the array that segments written
+// to the caller's array at this level read from.
+template <int NV, typename K, typename Comp>
+MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int64_t count, const tile_segments* ends,
+                                            const K* keys, const K* keys_alt, Comp comp) {
+  run_pair pair(t * NV, std::int64_t(NV) << level, count);
+  std::int64_t middle = pair.a_end;
+  std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+  level_tile lt{0, 0, middle, 0, 0, -1, 0};
+  if (middle < count) {
+    segment_span s = ends[middle / NV].first;
+    if (s.begin < middle && !short_crossing(s, NV)) {
+      lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
+      lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
+      lt.level_of_region = last_level(s, NV);
+      const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
+      region_split(src, lt.region_begin, middle, lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
+    }
+  }
+  // Segments that continue beyond the pair are carried through the level: copied. (The
+  // straddling segment's part of the tile lies in the region and is merged instead.)
+  tile_segments e = ends[t];
+  auto carried = [&](segment_span s, int last) {
+    bool straddles = lt.level_of_region >= 0 && s.begin < middle && middle < s.end;
+    return last >= level && !straddles && !short_crossing(s, NV);
+  };
+  lt.carry = (carried(e.first, e.first_level) ? 1 : 0) |
+             (e.last.begin != e.first.begin && carried(e.last, e.last_level) ? 2 : 0);
+  return lt;
+}
 
 template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
 void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count,
@@ -219,11 +268,14 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   int tiles = num_tiles<P>(count, fn);
   int levels = ceil_log2(tiles);
 
-  // Per tile: its end segments. And the highest level that any long segment needs (-1: none).
+  // Per tile: its end segments, and a flag it raises once its blocksort output is stored (zeroed
+  // here). And the highest level that any long segment needs (-1: none).
   buffer<tile_segments> ends(tiles, ctx);
+  buffer<unsigned> stored(tiles, ctx);
   buffer<int> top_level(1, ctx);
   top_level.fill(-1);
   tile_segments* ends_p = ends.data();
+  unsigned* stored_p = stored.data();
   int* top_level_p = top_level.data();
   transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
     std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
@@ -233,6 +285,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     e.first_level = last_level(e.first, NV);
     e.last_level = last_level(e.last, NV);
     ends_p[t] = e;
+    stored_p[t] = 0;
     // Each long segment reports its last level once: from the tile that holds its end.
     if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV)) atomicMax(top_level_p, e.first_level);
   }, tiles, ctx);
@@ -242,7 +295,11 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   K* keys_alt = keys_temp.data();
   V* values_alt = values_temp.data();
 
-  // ---- 1. blocksort: each tile's segments sorted on their own ----
+  // ---- 1. blocksort: each tile's segments sorted on their own; then short crossings merged ----
+  // Unless params say otherwise, keys-only blocksorts are compiled for 1536 threads per SM: on the
+  // H100 that made every profile 2-5% faster, where for pairs the spills it causes cost up to 20%.
+  using blocksort_params =
+      launch_params<NT, VT, (P::min_ctas ? P::min_ctas : has_values_v<V> ? 0 : ctas_per_sm_for(1536, NT))>;
   using sort_t = cta_segmented_sort<NT, VT, K, V>;
   struct blocksort_storage {
     union {
@@ -251,6 +308,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       V values[NV];
       typename sort_t::storage_t sort;
       typename cta_sort<NT, VT, K, V>::storage_t plain;
+      merge_storage<NV, K, V> crossing;
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
@@ -259,36 +317,39 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     blocksort_storage& s = storage.get();
     std::int64_t t0 = std::int64_t(tile) * NV;
     int valid = int(count - t0 < NV ? count - t0 : NV);
-    // Each element's segment, as the position of the last head at or before it (-1: none).
-    for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
-    __syncthreads();
-    index.template mark_heads<NT>(tid, tile, t0, valid, s.head_at);
-    __syncthreads();
-    array_t<int, VT> segment;
-    int running = -1;
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      if (s.head_at[VT * tid + i]) running = VT * tid + i;
-      segment[i] = running;
-    }
-    auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
-    __syncthreads();  // head_at is about to be reused
-    int before = scan.prefix.valid ? scan.prefix.value : -1;
+    tile_segments e = ends_p[tile];
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
-    array_t<K, VT> k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
+    array_t<K, VT> k;
     array_t<V, VT> v;
-    if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
-    if (scan.reduction < 0) {
+    if (e.first.end >= t0 + valid) {
       // No head inside the tile: it lies in one segment, which the plain blocksort sorts faster.
+      k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
+      if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
       cta_sort<NT, VT, K, V>::sort(k, v, s.plain, tid, valid, comp);
     } else {
+      // Each element's segment, as the position of the last head at or before it (-1: none).
+      for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
+      __syncthreads();
+      index.template mark_heads<NT>(tid, tile, t0, valid, s.head_at);
+      __syncthreads();
+      array_t<int, VT> segment;
+      int running = -1;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        if (s.head_at[VT * tid + i]) running = VT * tid + i;
+        segment[i] = running;
+      }
+      auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
+      __syncthreads();  // head_at is about to be reused
+      int before = scan.prefix.valid ? scan.prefix.value : -1;
       MGPU_UNROLL
       for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
+      k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
+      if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
       sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
     }
 
     // Each element goes to the array its segment's parity picks for the blocksort (level -1).
-    tile_segments e = ends_p[tile];
     auto to_caller = [&](std::int64_t p) {
       int last = p < e.first.end ? e.first_level : p >= e.last.begin ? e.last_level : -1;
       return writes_caller(last, -1);
@@ -307,101 +368,102 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     V* alt_values = values_alt;
     store(k, s.keys, keys, keys_alt);
     if constexpr (has_values_v<V>) store(v, s.values, caller_values, alt_values);
+
+    // A segment of at most NV keys crosses at most one tile boundary; the tile where it ends
+    // merges its two sorted halves (both written to the alternate array above) into the
+    // caller's array, once the tile before has stored its half: tiles wait only on lower-numbered
+    // tiles, which are running or done, as in a decoupled look-back.
+    __syncthreads();
+    if (tid == 0) {
+      thread_fence();
+      store_release(stored_p + tile, 1u);
+    }
+    segment_span c = e.first;
+    if (c.begin < t0 && short_crossing(c, NV)) {
+      if (tid == 0)
+        for (unsigned sleep = 32; !load_acquire(stored_p + tile - 1); sleep = sleep < 1024 ? 2 * sleep : sleep) backoff(sleep);
+      __syncthreads();
+      merge_tile<P, K, V>(tid, keys_alt, alt_values, c.begin, t0, keys_alt, alt_values, t0, c.end, keys, caller_values,
+                          c.begin, int(c.end - c.begin), comp, s.crossing);
+    }
   };
-  cta_launch<P>(blocksort, tiles, ctx);
+  cta_launch<blocksort_params>(blocksort, tiles, ctx);
   if (levels == 0) return;
 
-  // ---- 2. crossings: the two sorted halves of each short segment across a tile boundary ----
-  // (For tiny segments nearly every boundary has a crossing with little to merge: one wave of
-  // CTAs, each looping over boundaries.)
-  auto merge_crossing = [=] MGPU_LAMBDA(int tid, int boundary) {
-    __shared__ shared_storage<merge_storage<NV, K, V>> storage;
-    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
-    V* alt_values = values_alt;
-    std::int64_t t0 = std::int64_t(boundary + 1) * NV;
-    segment_span s = ends_p[boundary + 1].first;
-    if (s.begin == t0 || !short_crossing(s, NV)) return;
-    merge_tile<P, K, V>(tid, keys_alt, alt_values, s.begin, t0, keys_alt, alt_values, t0, s.end, keys,
-                        caller_values, s.begin, comp, storage.get());
+  // ---- 2. merge levels, for long segments ----
+  // One launch per level, with one wave of CTAs: CTA c takes tiles c, c + G, c + 2G, ... (G the
+  // grid), plans a batch of up to NT of them at once (a thread each: the Merge Path searches run
+  // side by side), then merges and carries those with work. A level above the highest one any
+  // segment needs ends at once.
+  // The level kernel plans and merges: left to itself the compiler gives it registers for both at
+  // once (80 for <128, 15> int keys), which leaves room for few CTAs. Unless params say otherwise,
+  // its registers are capped for 1280 threads per SM.
+  using level_params = launch_params<NT, VT, (P::min_ctas ? P::min_ctas : ctas_per_sm_for(1280, NT))>;
+  struct level_storage {
+    level_tile plan[NT];
+    int todo[NT];
+    int num_todo;
+    merge_storage<NV, K, V> merge;
   };
-  cta_launch_tiles<P>(merge_crossing, tiles - 1, ctx);
-
-  // ---- 3. merge levels, for long segments ----
-  // Per level, a search kernel plans each tile's part and lists the tiles with something to do:
-  // merge part of a straddling segment, or carry a segment through. One pass visits only the
-  // listed tiles (one wave of CTAs), so a level with nothing to do costs two small launches.
-  buffer<level_tile> plan(tiles, ctx);
-  buffer<int> listed(tiles, ctx), num_listed(levels, ctx);
-  num_listed.fill(0);
-  level_tile* plan_p = plan.data();
-  int* listed_p = listed.data();
   for (int level = 0; level < levels; ++level) {
-    int* num_listed_p = num_listed.data() + level;
-    transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
+    auto level_pass = [=] MGPU_LAMBDA(int tid, int cta) {
+      __shared__ shared_storage<level_storage> storage;
+      level_storage& s = storage.get();
       if (level > *top_level_p) return;
-      run_pair pair(t * NV, std::int64_t(NV) << level, count);
-      std::int64_t middle = pair.a_end;
-      std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-      level_tile lt{0, 0, middle, 0, 0, -1, 0};
-      bool merges = false;
-      if (middle < count) {
-        segment_span s = index.around(middle);
-        if (s.begin < middle && !short_crossing(s, NV)) {
-          // Where the tile's share of the straddling segment's merge starts and ends on the a side.
-          lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
-          lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
-          lt.level_of_region = last_level(s, NV);
-          const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
-          region_split(src, lt.region_begin, middle, lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
-          merges = lt.region_begin < t1 && t0 < lt.region_end;
-        }
-      }
-      // Segments that continue beyond the pair are carried through the level: copied. (The
-      // straddling segment's part of the tile lies in the region and is merged instead.)
-      tile_segments e = ends_p[t];
-      auto carried = [&](segment_span s, int last) {
-        bool straddles = lt.level_of_region >= 0 && s.begin < middle && middle < s.end;
-        return last >= level && !straddles && !short_crossing(s, NV);
-      };
-      lt.carry = (carried(e.first, e.first_level) ? 1 : 0) |
-                 (e.last.begin != e.first.begin && carried(e.last, e.last_level) ? 2 : 0);
-      plan_p[t] = lt;
-      if (merges || lt.carry) listed_p[atomicAdd(num_listed_p, 1)] = int(t);
-    }, tiles, ctx);
-
-    auto level_pass = [=] MGPU_LAMBDA(int tid, int tile) {
-      __shared__ shared_storage<merge_storage<NV, K, V>> storage;
       V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
       V* alt_values = values_alt;
-      std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-      level_tile lt = plan_p[tile];
-      // Carried segments: copied, with a few loads in flight per thread (the copy loops), which
-      // keeps this kernel's registers at the merge's.
-      if (lt.carry) {
-        tile_segments e = ends_p[tile];
-        auto copy = [&](segment_span s, int last) {
-          bool to_caller = writes_caller(last, level);
-          std::int64_t b = s.begin > t0 ? s.begin : t0, end = s.end < t1 ? s.end : t1;
-          cta_copy<NT, 4>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
-          if constexpr (has_values_v<V>)
-            cta_copy<NT, 4>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end, tid);
-        };
-        if (lt.carry & 1) copy(e.first, e.first_level);
-        if (lt.carry & 2) copy(e.last, e.last_level);
+      std::int64_t grid = gridDim.x;
+      for (std::int64_t base = cta; base < tiles; base += grid * NT) {
+        if (tid == 0) s.num_todo = 0;
+        __syncthreads();
+        std::int64_t t = base + tid * grid;
+        if (t < tiles) {
+          level_tile lt = plan_level_tile<NV>(t, level, count, ends_p, keys, keys_alt, comp);
+          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          bool merges = lt.level_of_region >= 0 && lt.region_begin < t1 && t0 < lt.region_end;
+          if (merges || lt.carry) {
+            s.plan[tid] = lt;
+            s.todo[atomicAdd(&s.num_todo, 1)] = tid;
+          }
+        }
+        __syncthreads();
+        int num_todo = s.num_todo;
+        for (int i = 0; i < num_todo; ++i) {
+          int j = s.todo[i];
+          std::int64_t tile = base + j * grid;
+          std::int64_t t0 = tile * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          level_tile lt = s.plan[j];
+          // Carried segments: copied, with a few loads in flight per thread (the copy loops), which
+          // keeps this kernel's registers at the merge's.
+          if (lt.carry) {
+            tile_segments e = ends_p[tile];
+            auto copy = [&](segment_span seg, int last) {
+              bool to_caller = writes_caller(last, level);
+              std::int64_t b = seg.begin > t0 ? seg.begin : t0, end = seg.end < t1 ? seg.end : t1;
+              cta_copy<NT, 4>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
+              if constexpr (has_values_v<V>)
+                cta_copy<NT, 4>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end,
+                                tid);
+            };
+            if (lt.carry & 1) copy(e.first, e.first_level);
+            if (lt.carry & 2) copy(e.last, e.last_level);
+          }
+          std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
+          std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
+          if (lt.level_of_region >= 0 && m0 < m1) {
+            bool to_caller = writes_caller(lt.level_of_region, level);
+            const K* src_k = to_caller ? keys_alt : keys;
+            K* dst_k = to_caller ? keys : keys_alt;
+            const V* src_v = to_caller ? alt_values : caller_values;
+            V* dst_v = to_caller ? caller_values : alt_values;
+            merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
+                                lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, int(m1 - m0), comp, s.merge);
+          }
+          __syncthreads();
+        }
       }
-
-      std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
-      std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
-      if (m0 >= m1) return;
-      bool to_caller = writes_caller(lt.level_of_region, level);
-      const K* src_k = to_caller ? keys_alt : keys;
-      K* dst_k = to_caller ? keys : keys_alt;
-      const V* src_v = to_caller ? alt_values : caller_values;
-      V* dst_v = to_caller ? caller_values : alt_values;
-      merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
-                          lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, comp, storage.get());
     };
-    cta_launch_listed_tiles<P>(level_pass, listed_p, num_listed_p, tiles, ctx);
+    cta_launch<level_params>(level_pass, one_wave<level_params, decltype(level_pass)>(tiles, ctx), ctx);
   }
 }
 

@@ -77,6 +77,7 @@ struct cta_sort {
 template <int NT, int VT, typename K, typename V = empty_t>
 struct cta_segmented_sort {
   static_assert(NT > 0 && (NT & (NT - 1)) == 0, "cta_segmented_sort needs a power-of-two NT");
+  static_assert(VT <= 33, "cta_segmented_sort takes at most 33 values per thread");
   static constexpr int nv = NT * VT;
   // With values, each key carries its tile position through the rounds, and the values are
   // gathered once at the end; keys-only sorts carry nothing.
@@ -102,25 +103,17 @@ struct cta_segmented_sort {
   template <typename Comp>
   MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, const array_t<int, VT>& segment,
                                storage_t& storage, int tid, int count, Comp comp) {
-    // Each thread's own keys: a network on (segment, key), which never swaps across segments.
-    struct keyed {
-      int segment;
-      K key;
-    };
-    array_t<keyed, VT> own;
+    // Each thread's own keys: a network that never swaps across a segment boundary.
     array_t<index_t, VT> index;
+    unsigned boundaries = 0;
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
-      own[i] = keyed{segment[i], keys[i]};
       if constexpr (has_values_v<V>) index[i] = VT * tid + i;
       storage.segment[VT * tid + i] = segment[i];
+      if (i + 1 < VT && segment[i] != segment[i + 1]) boundaries |= 1u << i;
     }
     int mine = VT * tid < count ? (count - VT * tid < VT ? count - VT * tid : VT) : 0;
-    odd_even_sort(own, index, [=](const keyed& a, const keyed& b) {
-      return a.segment == b.segment && comp(a.key, b.key);
-    }, mine);
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) keys[i] = own[i].key;
+    odd_even_sort_runs(keys, index, boundaries, comp, mine);
     if (tid == 0) storage.wide_runs = 0;
     __syncthreads();
     int wide = wide_runs_at(storage, VT * tid, count);

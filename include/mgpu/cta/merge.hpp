@@ -66,6 +66,50 @@ MGPU_DEVICE merge_pair<T, VT> serial_merge(const T* keys, merge_range range, Com
   return out;
 }
 
+// serial_merge without range checks, for outputs that cannot run either list out: each list has at
+// least VT elements from the range's start (range.a_count() >= VT and range.b_count() >= VT).
+// One comparison and one load per output; reads at most VT positions into each list (the last may
+// be one past a list's end).
+template <int VT, typename T, typename Comp>
+MGPU_DEVICE merge_pair<T, VT> serial_merge_unchecked(const T* keys, merge_range range, Comp comp) {
+  merge_pair<T, VT> out;
+  T a_key = keys[range.a_begin];
+  T b_key = keys[range.b_begin];
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i) {
+    bool take_a = !comp(b_key, a_key);
+    int index = take_a ? range.a_begin : range.b_begin;
+    out.keys[i] = take_a ? a_key : b_key;
+    out.indices[i] = index;
+    T next_key = keys[index + 1];
+    if (take_a) {
+      range.a_begin = index + 1;
+      a_key = next_key;
+    } else {
+      range.b_begin = index + 1;
+      b_key = next_key;
+    }
+  }
+  return out;
+}
+
+
+// The values of a thread's merged outputs: slot i (of those below `total`, counted from VT * tid)
+// came from position indices[i] of the a ++ b lists that serial_merge or cta_merge_from_shared
+// merged, so its value is a_values[indices[i]] or b_values[indices[i] - a_count]. Slots at or
+// past `total` are left unset.
+template <int VT, typename V, typename AValues, typename BValues>
+MGPU_DEVICE array_t<V, VT> gather_merge_values(const array_t<int, VT>& indices, AValues a_values, int a_count,
+                                               BValues b_values, int tid, int total) {
+  array_t<V, VT> values;
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i) {
+    int index = indices[i];
+    if (VT * tid + i < total) values[i] = index < a_count ? V(a_values[index]) : V(b_values[index - a_count]);
+  }
+  return values;
+}
+
 // Merges a = shared[0, a_count) and b = shared[a_count, a_count + b_count) (both sorted; at most
 // NT * VT together; `shared` one element longer than that). Thread tid gets outputs
 // [VT * tid, VT * tid + VT) in thread order. Reads shared memory only: the caller syncs before.

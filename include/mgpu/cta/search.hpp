@@ -47,4 +47,35 @@ MGPU_HOST_DEVICE Int merge_path(AIt a, Int a_count, BIt b, Int b_count, Int diag
   return begin;
 }
 
+// merge_path at two diagonals at once (the outputs [diag0, diag1) of one merge, say): both
+// searches advance in one loop, so their loads overlap and the pair costs about the latency of
+// one search. Sets x0 and x1 as merge_path would.
+template <bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
+MGPU_HOST_DEVICE void merge_path_pair(AIt a, Int a_count, BIt b, Int b_count, Int diag0, Int diag1, Comp comp, Int& x0,
+                                      Int& x1) {
+  Int begin0 = diag0 > b_count ? diag0 - b_count : Int(0), end0 = diag0 < a_count ? diag0 : a_count;
+  Int begin1 = diag1 > b_count ? diag1 - b_count : Int(0), end1 = diag1 < a_count ? diag1 : a_count;
+  auto a_first = [&](Int mid, Int diag) {
+    return B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
+  };
+  while (begin0 < end0 || begin1 < end1) {
+    if (begin0 < end0) {
+      Int mid = begin0 + (end0 - begin0) / 2;
+      if (a_first(mid, diag0))
+        begin0 = mid + 1;
+      else
+        end0 = mid;
+    }
+    if (begin1 < end1) {
+      Int mid = begin1 + (end1 - begin1) / 2;
+      if (a_first(mid, diag1))
+        begin1 = mid + 1;
+      else
+        end1 = mid;
+    }
+  }
+  x0 = begin0;
+  x1 = begin1;
+}
+
 }  // namespace mgpu
