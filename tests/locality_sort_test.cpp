@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace mgpu_test;
@@ -31,7 +33,15 @@ std::vector<int> nearly_sorted(std::int64_t n, double fraction, int reach, std::
   return v;
 }
 
-template <typename params = void, typename K, typename Comp>
+// Position i as a value of type V (a pair_value records it in both fields).
+template <typename V>
+V value_at(std::int64_t i) {
+  if constexpr (std::is_same<V, pair_value>::value) return pair_value{int(i), -float(i)};
+  else return V(i);
+}
+
+// Keys only, then pairs whose values (of type V) record the original positions.
+template <typename params = void, typename V = std::int64_t, typename K, typename Comp>
 void check_locality_sort(mgpu::context& ctx, const std::vector<K>& keys, Comp comp) {
   SCOPED_TRACE("n=" + std::to_string(keys.size()));
   std::int64_t n = std::int64_t(keys.size());
@@ -40,13 +50,13 @@ void check_locality_sort(mgpu::context& ctx, const std::vector<K>& keys, Comp co
   mgpu::buffer<K> k(keys, ctx);
   mgpu::locality_sort<params>(k.data(), n, comp, ctx);
   EXPECT_TRUE(same(sorted, k.to_host())) << "keys";
-  std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) positions[std::size_t(i)] = i;
+  std::vector<V> positions(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) positions[std::size_t(i)] = value_at<V>(i);
   mgpu::buffer<K> k2(keys, ctx);
-  mgpu::buffer<std::int64_t> v(positions, ctx);
+  mgpu::buffer<V> v(positions, ctx);
   mgpu::locality_sort<params>(k2.data(), v.data(), n, comp, ctx);
   EXPECT_TRUE(same(sorted, k2.to_host())) << "pairs: keys";
-  EXPECT_TRUE(same(order, v.to_host())) << "pairs: values (stability)";
+  EXPECT_TRUE(same(mgpu_ref::permute(positions, order), v.to_host())) << "pairs: values (stability)";
 }
 
 }  // namespace
@@ -91,4 +101,104 @@ MGPU_TEST(LocalitySort, BadArgumentsThrowAndWriteNothing) {
   EXPECT_THROW(mgpu::locality_sort(null, 3, mgpu::less<>(), ctx), std::invalid_argument);
   EXPECT_THROW(mgpu::locality_sort(keys.data(), keys.data(), 3, mgpu::less<>(), ctx), std::invalid_argument);
   EXPECT_TRUE(same(std::vector<int>{3, 2, 1}, keys.to_host()));
+}
+
+namespace {
+
+// Order-preserving maps of the small non-negative ints of nearly_sorted into each key type,
+// away from zero: past 2^31 for uint32, past 2^32 for int64, negative and fractional for float.
+template <typename T>
+std::vector<T> as_keys(const std::vector<int>& v) {
+  std::vector<T> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if constexpr (std::is_same<T, std::uint32_t>::value) out[i] = 0x7fffff00u + std::uint32_t(v[i]);
+    else if constexpr (std::is_same<T, std::int64_t>::value) out[i] = (std::int64_t(v[i]) - 1000) * (std::int64_t(1) << 33);
+    else out[i] = T(v[i]) * T(0.25) - T(500);
+  }
+  return out;
+}
+
+}  // namespace
+
+template <typename T>
+class LocalitySortTyped : public ::testing::Test {};
+using locality_key_types = ::testing::Types<std::int64_t, std::uint32_t, float>;
+TYPED_TEST_SUITE(LocalitySortTyped, locality_key_types);
+
+// Nearly sorted and random keys of each type around tile boundaries and over a few tiles, keys only
+// and pairs with 8-byte and 4-byte values (different default tiles), less and greater.
+MGPU_TYPED_TEST(LocalitySortTyped, MatchesStableSort) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t nv = mgpu::locality_sort_params<T>::nv, nv_pairs = mgpu::locality_sort_params<T, std::int64_t>::nv;
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), nv_pairs - 1, nv_pairs, nv - 1, nv, nv + 1,
+                         6 * nv + 5}) {
+    check_locality_sort(ctx, as_keys<T>(nearly_sorted(n, 0.02, 100, rng)), mgpu::less<T>());
+    check_locality_sort<void, int>(ctx, as_keys<T>(nearly_sorted(n, 0.2, 2000, rng)), mgpu::less<T>());
+    std::vector<T> random = as_keys<T>(random_vector<int>(n, rng, 0, 300));
+    check_locality_sort(ctx, random, mgpu::greater<T>());
+    check_locality_sort<void, int>(ctx, random, mgpu::less<T>());
+  }
+}
+
+// Zeros of both signs are equal keys: only their positions show that the sort is stable.
+MGPU_TEST(LocalitySort, FloatSignedZerosAreStable) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t n = 3 * mgpu::locality_sort_params<float>::nv + 11;
+  std::vector<float> keys = as_keys<float>(nearly_sorted(n, 0.05, 500, rng));
+  for (float& k : keys)
+    if (rng() % 4 == 0) k = rng() % 2 ? 0.0f : -0.0f;
+  check_locality_sort(ctx, keys, mgpu::less<float>());
+  check_locality_sort<void, int>(ctx, keys, mgpu::greater<float>());
+}
+
+// A user struct ordered by a lambda on one field (the other records the original position, so
+// the keys show stability), nearly sorted and random; values of the struct type too.
+MGPU_TEST(LocalitySort, UserStructWithLambda) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& a, const pair_value& b) { return a.key < b.key; };
+  const std::int64_t nv = mgpu::locality_sort_params<pair_value>::nv;
+  for (std::int64_t n : {std::int64_t(1), nv, 5 * nv + 3}) {
+    std::vector<int> nearly = nearly_sorted(n, 0.05, 300, rng);
+    std::vector<pair_value> keys(nearly.size()), random(nearly.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      keys[i] = pair_value{nearly[i], float(i)};
+      random[i] = pair_value{int(rng() % 50), float(i)};
+    }
+    check_locality_sort(ctx, keys, by_key);
+    check_locality_sort<void, pair_value>(ctx, random, by_key);
+  }
+}
+
+MGPU_TEST(LocalitySort, PairsBadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  const std::vector<int> original{3, 2, 1, 0};
+  const std::vector<double> original_values{0.5, 1.5, 2.5, 3.5};
+  mgpu::buffer<int> keys(original, ctx);
+  mgpu::buffer<double> values(original_values, ctx);
+  auto expect_invalid_argument = [&](const char* parameter, const std::function<void()>& f) {
+    SCOPED_TRACE(parameter);
+    try {
+      f();
+      ADD_FAILURE() << "no exception";
+    } catch (const mgpu::precondition_error& e) {
+      ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
+    } catch (const std::invalid_argument& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("mgpu::locality_sort"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
+    }
+  };
+  expect_invalid_argument("values", [&] { mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 4, mgpu::less<>(), ctx); });
+  expect_invalid_argument("values", [&] { mgpu::locality_sort(keys.data(), keys.data() + 1, 3, mgpu::less<>(), ctx); });
+  expect_invalid_argument("keys", [&] { mgpu::locality_sort(static_cast<int*>(nullptr), values.data(), 4, mgpu::less<>(), ctx); });
+  expect_invalid_argument("count", [&] { mgpu::locality_sort(keys.data(), values.data(), -4, mgpu::less<>(), ctx); });
+  EXPECT_TRUE(same(original, keys.to_host()));
+  EXPECT_TRUE(same(original_values, values.to_host()));
+  mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 0, mgpu::less<>(), ctx);  // nothing to do
+  mgpu::locality_sort(keys.data(), values.data(), 4, mgpu::less<>(), ctx);
+  EXPECT_TRUE(same(std::vector<int>{0, 1, 2, 3}, keys.to_host()));
+  EXPECT_TRUE(same(std::vector<double>{3.5, 2.5, 1.5, 0.5}, values.to_host()));
 }

@@ -1,4 +1,4 @@
-// merge, mergesort (keys, pairs, indices) against std::stable_sort-based references: stability
+// merge against std::merge, mergesort (keys, pairs, indices) against std::stable_sort: stability
 // through values that record original positions, tile-boundary sizes, several key types and
 // comparators, duplicates and presorted inputs, bad arguments.
 #include "references/merge_sort.hpp"
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,23 +22,24 @@ class MergeSortTyped : public ::testing::Test {};
 using key_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, float, double>;
 TYPED_TEST_SUITE(MergeSortTyped, key_types);
 
-// Merges sorted a and b (keys, then pairs whose values record where each key came from) and
-// compares with the reference merge: equal keys must come a first, each input in order.
-template <typename params = void, typename T>
-void check_merge(mgpu::context& ctx, const std::vector<T>& a, const std::vector<T>& b) {
+// Merges a and b, sorted by comp (keys, then pairs whose values record where each key came from:
+// i for a[i], -1 - i for b[i]) and compares with std::merge: equal keys must come a first, each
+// input in order.
+template <typename params = void, typename T, typename Comp = mgpu::less<T>>
+void check_merge(mgpu::context& ctx, const std::vector<T>& a, const std::vector<T>& b, Comp comp = Comp()) {
   std::int64_t a_count = std::int64_t(a.size()), b_count = std::int64_t(b.size());
   std::vector<std::int64_t> a_pos(a.size()), b_pos(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) a_pos[i] = std::int64_t(i);
   for (std::size_t i = 0; i < b.size(); ++i) b_pos[i] = -1 - std::int64_t(i);
-  auto expected = mgpu_ref::merge_pairs(a, a_pos, b, b_pos, mgpu::less<T>());
+  auto expected = mgpu_ref::merge_pairs(a, a_pos, b, b_pos, comp);
 
   mgpu::buffer<T> da(a, ctx), db(b, ctx), keys = poisoned<T>(a_count + b_count, ctx);
   mgpu::buffer<std::int64_t> dav(a_pos, ctx), dbv(b_pos, ctx), values = poisoned<std::int64_t>(a_count + b_count, ctx);
-  mgpu::merge<params>(da.data(), a_count, db.data(), b_count, keys.data(), mgpu::less<T>(), ctx);
+  mgpu::merge<params>(da.data(), a_count, db.data(), b_count, keys.data(), comp, ctx);
   EXPECT_TRUE(same(expected.first, keys.to_host())) << "keys only";
   keys = poisoned<T>(a_count + b_count, ctx);
   mgpu::merge<params>(da.data(), dav.data(), a_count, db.data(), dbv.data(), b_count, keys.data(), values.data(),
-                      mgpu::less<T>(), ctx);
+                      comp, ctx);
   EXPECT_TRUE(same(expected.first, keys.to_host())) << "pairs: keys";
   EXPECT_TRUE(same(expected.second, values.to_host())) << "pairs: values";
 }
@@ -179,4 +181,229 @@ MGPU_TEST(MergeSort, BadArgumentsThrowAndWriteNothing) {
   EXPECT_THROW(mgpu::merge(a.data(), 3, a.data(), 3, a.data(), mgpu::less<>(), ctx), std::invalid_argument);
   EXPECT_TRUE(same(std::vector<int>{1, 2, 3}, a.to_host()));
   EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), out.to_host()));
+}
+
+namespace {
+
+// Calls f and expects std::invalid_argument (not precondition_error) whose message names the
+// function and the parameter.
+void expect_invalid_argument(const char* function, const char* parameter, const std::function<void()>& f) {
+  SCOPED_TRACE(std::string(function) + " '" + parameter + "'");
+  try {
+    f();
+    ADD_FAILURE() << "no exception";
+  } catch (const mgpu::precondition_error& e) {
+    ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find(function), std::string::npos) << what;
+    EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
+  }
+}
+
+// Input shapes (a_count, b_count) whose totals are 1, nv - 1, nv and a few tiles: one side empty,
+// one side a single key, and an even split.
+std::vector<std::pair<std::int64_t, std::int64_t>> merge_shapes(std::int64_t nv) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 0}, {0, 1}};
+  for (std::int64_t total : {nv - 1, nv, 3 * nv + 5})
+    for (std::pair<std::int64_t, std::int64_t> s : {std::make_pair(total, std::int64_t(0)), std::make_pair(std::int64_t(0), total),
+                                                    std::make_pair(std::int64_t(1), total - 1), std::make_pair(total - 1, std::int64_t(1)),
+                                                    std::make_pair(total / 2, total - total / 2)})
+      shapes.push_back(s);
+  return shapes;
+}
+
+}  // namespace
+
+// Descending inputs merged with greater<>, over totals of 1, nv - 1, nv and a few tiles, with few
+// and many distinct keys.
+MGPU_TEST(MergeSort, MergeWithGreaterAroundATile) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using T = std::int64_t;
+  for (auto [a_count, b_count] : merge_shapes(mgpu::merge_params<T>::nv)) {
+    for (std::int64_t distinct : {std::int64_t(3), std::int64_t(1) << 40}) {
+      SCOPED_TRACE("a=" + std::to_string(a_count) + " b=" + std::to_string(b_count) + " distinct=" + std::to_string(distinct));
+      std::vector<T> a = random_keys<T>(a_count, distinct, rng), b = random_keys<T>(b_count, distinct, rng);
+      std::sort(a.begin(), a.end(), std::greater<T>());
+      std::sort(b.begin(), b.end(), std::greater<T>());
+      check_merge(ctx, a, b, mgpu::greater<>());
+    }
+  }
+}
+
+// A user struct ordered by a lambda on one field; the other field records which input and
+// position each key came from, so the keys themselves show stability.
+MGPU_TEST(MergeSort, MergeUserStructWithLambda) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& x, const pair_value& y) { return x.key < y.key; };
+  for (auto [a_count, b_count] : merge_shapes(mgpu::merge_params<pair_value>::nv)) {
+    SCOPED_TRACE("a=" + std::to_string(a_count) + " b=" + std::to_string(b_count));
+    std::vector<pair_value> a(static_cast<std::size_t>(a_count)), b(static_cast<std::size_t>(b_count));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = pair_value{int(rng() % 20), float(i)};
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = pair_value{int(rng() % 20), -1.0f - float(i)};
+    std::stable_sort(a.begin(), a.end(), by_key);
+    std::stable_sort(b.begin(), b.end(), by_key);
+    check_merge(ctx, a, b, by_key);
+  }
+}
+
+// Checked mode rejects an unsorted a_keys (one pair swapped deep inside, not in the first tile;
+// and keys sorted the other way than comp) in both forms, before writing anything.
+MGPU_TEST(MergeSort, CheckedModeRejectsUnsortedA) {
+  mgpu::context ctx;
+  ctx.set_checked(true);
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t nv = mgpu::merge_params<int>::nv, a_count = 3 * nv + 1, b_count = 1000;
+  std::vector<int> a = random_keys<int>(a_count, 1 << 20, rng), b = random_keys<int>(b_count, 1 << 20, rng);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<int> unsorted = a;
+  std::size_t k = std::size_t(2 * nv + 7);
+  unsorted[k] = unsorted[k + 1] + 1;
+  mgpu::buffer<int> da(a, ctx), dbad(unsorted, ctx), db(b, ctx);
+  mgpu::buffer<int> keys = poisoned<int>(a_count + b_count, ctx), values = poisoned<int>(a_count + b_count, ctx);
+  auto values_a = mgpu::make_counting_iterator(0), values_b = mgpu::make_counting_iterator(-int(b_count));
+  auto expect_rejected = [&](const char* what, const std::function<void()>& f) {
+    SCOPED_TRACE(what);
+    try {
+      f();
+      ADD_FAILURE() << "unsorted a accepted";
+    } catch (const mgpu::precondition_error& e) {
+      EXPECT_NE(std::string(e.what()).find("mgpu::merge"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'a_keys'"), std::string::npos) << e.what();
+    }
+  };
+  expect_rejected("keys", [&] { mgpu::merge(dbad.data(), a_count, db.data(), b_count, keys.data(), mgpu::less<>(), ctx); });
+  expect_rejected("pairs", [&] {
+    mgpu::merge(dbad.data(), values_a, a_count, db.data(), values_b, b_count, keys.data(), values.data(), mgpu::less<>(), ctx);
+  });
+  expect_rejected("sorted the other way", [&] {
+    mgpu::merge(da.data(), a_count, db.data(), 0, keys.data(), mgpu::greater<>(), ctx);
+  });
+  EXPECT_TRUE(same(std::vector<int>(std::size_t(a_count + b_count), poison<int>()), keys.to_host()));
+  EXPECT_TRUE(same(std::vector<int>(std::size_t(a_count + b_count), poison<int>()), values.to_host()));
+  EXPECT_TRUE(same(unsorted, dbad.to_host()));
+
+  // Sorted inputs pass in checked mode and give std::merge's result.
+  mgpu::merge(da.data(), values_a, a_count, db.data(), values_b, b_count, keys.data(), values.data(), mgpu::less<>(), ctx);
+  std::vector<int> pos_a(a.size()), pos_b(b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) pos_a[i] = int(i);
+  for (std::size_t i = 0; i < b.size(); ++i) pos_b[i] = int(i) - int(b_count);
+  auto expected = mgpu_ref::merge_pairs(a, pos_a, b, pos_b, mgpu::less<int>());
+  EXPECT_TRUE(same(expected.first, keys.to_host()));
+  EXPECT_TRUE(same(expected.second, values.to_host()));
+}
+
+// The pair form's own arguments: null value arrays and values_out overlapping a value input.
+// Every output keeps its poison and no input changes.
+MGPU_TEST(MergeSort, PairMergeBadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  const std::vector<int> a_host{1, 3, 5}, b_host{2, 4, 6};
+  const std::vector<std::int64_t> av_host{10, 11, 12}, bv_host{20, 21, 22, 23, 24, 25, 26, 27, 28};
+  mgpu::buffer<int> a(a_host, ctx), b(b_host, ctx), keys = poisoned<int>(6, ctx);
+  mgpu::buffer<std::int64_t> av(av_host, ctx), bv(bv_host, ctx), values = poisoned<std::int64_t>(6, ctx);
+  int *ak = a.data(), *bk = b.data(), *ko = keys.data();
+  std::int64_t *va = av.data(), *vb = bv.data(), *vo = values.data(), *null = nullptr;
+  const char* fn = "mgpu::merge";
+  auto less = mgpu::less<>();
+  expect_invalid_argument(fn, "a_values", [&] { mgpu::merge(ak, null, 3, bk, vb, 3, ko, vo, less, ctx); });
+  expect_invalid_argument(fn, "b_values", [&] { mgpu::merge(ak, va, 3, bk, null, 3, ko, vo, less, ctx); });
+  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, null, less, ctx); });
+  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, va, less, ctx); });      // a_values, exactly
+  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, vb + 5, 3, bk, va, 3, ko, vb, less, ctx); });  // a_values' start
+  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, vb + 2, less, ctx); });  // b_values' end
+  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb + 3, 3, ko, vb, less, ctx); });  // b_values' start
+  expect_invalid_argument(fn, "a_keys", [&] { mgpu::merge(static_cast<int*>(nullptr), va, 3, bk, vb, 3, ko, vo, less, ctx); });
+  expect_invalid_argument(fn, "keys_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, static_cast<int*>(nullptr), vo, less, ctx); });
+  expect_invalid_argument(fn, "keys_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, bk, vo, less, ctx); });
+  expect_invalid_argument(fn, "b_count", [&] { mgpu::merge(ak, va, 3, bk, vb, -1, ko, vo, less, ctx); });
+  EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), keys.to_host()));
+  EXPECT_TRUE(same(std::vector<std::int64_t>(6, poison<std::int64_t>()), values.to_host()));
+  EXPECT_TRUE(same(a_host, a.to_host()));
+  EXPECT_TRUE(same(b_host, b.to_host()));
+  EXPECT_TRUE(same(av_host, av.to_host()));
+  EXPECT_TRUE(same(bv_host, bv.to_host()));
+
+  // A null value array is fine where its count is zero.
+  mgpu::merge(ak, null, 0, bk, vb, 3, ko, vo, less, ctx);
+  EXPECT_TRUE(same(std::vector<int>{2, 4, 6, poison<int>(), poison<int>(), poison<int>()}, keys.to_host()));
+  EXPECT_TRUE(same(std::vector<std::int64_t>{20, 21, 22, poison<std::int64_t>(), poison<std::int64_t>(), poison<std::int64_t>()},
+                   values.to_host()));
+}
+
+MGPU_TEST(MergeSort, IndicesBadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  const std::vector<int> original{3, 1, 2, 5, 4};
+  mgpu::buffer<int> keys(original, ctx), indices = poisoned<int>(5, ctx);
+  int *k = keys.data(), *i = indices.data(), *null = nullptr;
+  const char* fn = "mgpu::mergesort_indices";
+  expect_invalid_argument(fn, "count", [&] { mgpu::mergesort_indices(k, -1, i, mgpu::less<>(), ctx); });
+  expect_invalid_argument(fn, "count", [&] { mgpu::mergesort_indices(null, -3, null, mgpu::less<>(), ctx); });
+  expect_invalid_argument(fn, "keys", [&] { mgpu::mergesort_indices(null, 5, i, mgpu::less<>(), ctx); });
+  expect_invalid_argument(fn, "values", [&] { mgpu::mergesort_indices(k, 5, null, mgpu::less<>(), ctx); });
+  expect_invalid_argument(fn, "values", [&] { mgpu::mergesort_indices(k, 5, k, mgpu::less<>(), ctx); });      // indices == keys
+  expect_invalid_argument(fn, "values", [&] { mgpu::mergesort_indices(k + 1, 4, k, mgpu::less<>(), ctx); });  // overlapping
+  EXPECT_TRUE(same(original, keys.to_host()));
+  EXPECT_TRUE(same(std::vector<int>(5, poison<int>()), indices.to_host()));
+  mgpu::mergesort_indices(null, 0, null, mgpu::less<>(), ctx);  // nothing to do
+  mgpu::mergesort_indices(k, 5, i, mgpu::less<>(), ctx);
+  EXPECT_TRUE(same(std::vector<int>{1, 2, 3, 4, 5}, keys.to_host()));
+  EXPECT_TRUE(same(std::vector<int>{1, 2, 0, 4, 3}, indices.to_host()));
+}
+
+// Inputs that break the preconditions give an unspecified result, but every read and write stays
+// inside the arrays (on the GPU an access outside a CTA's shared memory would fault): unsorted
+// merge inputs in unchecked mode, and a "comparator" that is no strict weak order (a hash coin flip
+// per ordered pair, so that a < b and b < a may both hold) for every sort. Guard zones around every
+// output keep their poison.
+MGPU_TEST(MergeSort, BrokenPreconditionsStayInBounds) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using small = mgpu::launch_params<32, 3>;
+  const std::int64_t n = 3001, guard = 512;
+  auto coin = [] MGPU_HOST_DEVICE_LAMBDA(int a, int b) { return ((unsigned(a) * 2654435761u) ^ unsigned(b) * 40503u) >> 31 != 0; };
+  auto guarded = [&](const std::vector<int>& inner) {
+    std::vector<int> host(std::size_t(n + 2 * guard), poison<int>());
+    std::copy(inner.begin(), inner.end(), host.begin() + guard);
+    return mgpu::buffer<int>(host, ctx);
+  };
+  auto guards_intact = [&](const mgpu::buffer<int>& b, const char* what) {
+    std::vector<int> got = b.to_host();
+    EXPECT_TRUE(std::all_of(got.begin(), got.begin() + guard, [](int v) { return v == poison<int>(); })) << what;
+    EXPECT_TRUE(std::all_of(got.end() - guard, got.end(), [](int v) { return v == poison<int>(); })) << what;
+  };
+  for (int trial = 0; trial < 3; ++trial) {
+    std::vector<int> inner = random_keys<int>(n, 1000, rng);
+    {  // unsorted merge inputs (unchecked mode), keys and pairs
+      mgpu::buffer<int> a(inner, ctx), out = guarded({}), values_out = guarded({});
+      mgpu::merge<small>(a.data(), n / 3, a.data() + n / 3, n - n / 3, out.data() + guard, mgpu::less<int>(), ctx);
+      guards_intact(out, "merge keys");
+      mgpu::merge<small>(a.data(), a.data(), n / 3, a.data() + n / 3, a.data() + n / 3, n - n / 3, out.data() + guard,
+                         values_out.data() + guard, mgpu::less<int>(), ctx);
+      guards_intact(out, "merge pairs: keys");
+      guards_intact(values_out, "merge pairs: values");
+    }
+    {
+      mgpu::buffer<int> keys = guarded(inner), values = guarded(inner);
+      mgpu::mergesort<small>(keys.data() + guard, values.data() + guard, n, coin, ctx);
+      guards_intact(keys, "mergesort keys");
+      guards_intact(values, "mergesort values");
+    }
+    {
+      mgpu::buffer<int> keys = guarded(inner), values = guarded(inner);
+      mgpu::locality_sort<small>(keys.data() + guard, values.data() + guard, n, coin, ctx);
+      guards_intact(keys, "locality_sort keys");
+      guards_intact(values, "locality_sort values");
+    }
+    {
+      std::vector<int> heads{0, 7, 100, 101, 1000, 1500, 2999};
+      mgpu::buffer<int> keys = guarded(inner), values = guarded(inner), h(heads, ctx);
+      mgpu::segmented_sort<small>(keys.data() + guard, values.data() + guard, n,
+                                  mgpu::segments_by_heads(h.data(), std::int64_t(heads.size())), coin, ctx);
+      guards_intact(keys, "segmented_sort keys");
+      guards_intact(values, "segmented_sort values");
+    }
+  }
 }

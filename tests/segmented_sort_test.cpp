@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -180,6 +182,33 @@ MGPU_TEST(SegmentedSort, CheckedModeRejectsBadHeads) {
   EXPECT_TRUE(same(std::vector<int>{3, 4, 5, 0, 1, 2}, keys.to_host()));
 }
 
+// Unsorted or out-of-range heads are undefined behaviour in unchecked mode, but the sort must still
+// stay inside its arrays: guard zones around keys and values keep their poison. (Shared memory is
+// kept in bounds by the blocksort's range check on heads; the simulator cannot observe it.)
+MGPU_TEST(SegmentedSort, UncheckedBadHeadsStayInBounds) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using small = mgpu::launch_params<32, 3>;
+  const std::int64_t n = 5000, guard = 1024;
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<int> bad(trial % 2 ? 40 : 400);
+    for (int& h : bad) h = int(rng() % (2 * n)) - int(n / 2);  // unsorted, repeated, out of range
+    if (trial >= 2) std::sort(bad.begin(), bad.end());         // sorted, but out of range
+    mgpu::buffer<int> heads(bad, ctx);
+    std::vector<int> host(n + 2 * guard, poison<int>());
+    std::vector<int> inner = random_keys<int>(n, 100, rng);
+    std::copy(inner.begin(), inner.end(), host.begin() + guard);
+    mgpu::buffer<int> keys(host, ctx), values = poisoned<int>(n + 2 * guard, ctx);
+    mgpu::segmented_sort<small>(keys.data() + guard, values.data() + guard, n,
+                                mgpu::segments_by_heads(heads.data(), std::int64_t(bad.size())), mgpu::less<int>(), ctx);
+    for (const mgpu::buffer<int>* b : {&keys, &values}) {
+      std::vector<int> got = b->to_host();
+      EXPECT_TRUE(std::all_of(got.begin(), got.begin() + guard, [](int v) { return v == poison<int>(); }));
+      EXPECT_TRUE(std::all_of(got.end() - guard, got.end(), [](int v) { return v == poison<int>(); }));
+    }
+  }
+}
+
 MGPU_TEST(SegmentedSort, BadArgumentsThrowAndWriteNothing) {
   mgpu::context ctx;
   mgpu::buffer<int> keys(std::vector<int>{3, 2, 1}, ctx), heads(std::vector<int>{0, 2}, ctx);
@@ -193,4 +222,210 @@ MGPU_TEST(SegmentedSort, BadArgumentsThrowAndWriteNothing) {
                std::invalid_argument);
   EXPECT_THROW(mgpu::segmented_sort(keys.data(), keys.data(), 3, segments, mgpu::less<>(), ctx), std::invalid_argument);
   EXPECT_TRUE(same(std::vector<int>{3, 2, 1}, keys.to_host()));
+}
+
+namespace {
+
+// Runs keys only, pairs (values record original positions) and indices with one description of
+// the segments, which `heads` lists for the reference.
+template <typename params = void, typename K, typename Segments, typename Head, typename Comp>
+void check_segments(mgpu::context& ctx, const std::vector<K>& keys, Segments segments, const std::vector<Head>& heads,
+                    Comp comp, const std::string& description) {
+  SCOPED_TRACE(description + ": n=" + std::to_string(keys.size()) + " heads=" + std::to_string(heads.size()));
+  std::int64_t n = std::int64_t(keys.size());
+  std::vector<std::int64_t> order = mgpu_ref::segmented_order(keys, heads, comp);
+  std::vector<K> sorted = mgpu_ref::permute(keys, order);
+
+  mgpu::buffer<K> k(keys, ctx);
+  mgpu::segmented_sort<params>(k.data(), n, segments, comp, ctx);
+  EXPECT_TRUE(same(sorted, k.to_host())) << "keys";
+
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) positions[std::size_t(i)] = i;
+  mgpu::buffer<K> k2(keys, ctx);
+  mgpu::buffer<std::int64_t> v(positions, ctx);
+  mgpu::segmented_sort<params>(k2.data(), v.data(), n, segments, comp, ctx);
+  EXPECT_TRUE(same(sorted, k2.to_host())) << "pairs: keys";
+  EXPECT_TRUE(same(order, v.to_host())) << "pairs: values (stability)";
+
+  mgpu::buffer<K> k3(keys, ctx);
+  mgpu::buffer<int> indices = poisoned<int>(n, ctx);
+  mgpu::segmented_sort_indices<params>(k3.data(), n, segments, indices.data(), comp, ctx);
+  EXPECT_TRUE(same(sorted, k3.to_host())) << "indices: keys";
+  EXPECT_TRUE(same(std::vector<int>(order.begin(), order.end()), indices.to_host())) << "indices";
+}
+
+// The head-flag bitfield of `heads`, with every bit past n set (they must be ignored).
+template <typename Head>
+std::vector<unsigned> flags_of(std::int64_t n, const std::vector<Head>& heads) {
+  std::vector<unsigned> flags(static_cast<std::size_t>(n / 32 + 1), 0u);
+  for (Head h : heads)
+    if (std::int64_t(h) < n) flags[std::size_t(h / 32)] |= 1u << (h % 32);
+  for (std::int64_t i = n; i < std::int64_t(flags.size()) * 32; ++i) flags[std::size_t(i / 32)] |= 1u << (i % 32);
+  return flags;
+}
+
+// Random segment heads as 64-bit integers: sizes in [0, max_size] (repeats make empty segments).
+std::vector<std::int64_t> random_heads64(std::int64_t n, std::int64_t max_size, std::mt19937_64& rng) {
+  std::vector<std::int64_t> heads;
+  std::uniform_int_distribution<std::int64_t> d(0, max_size);
+  for (std::int64_t h = d(rng); h <= n; h += d(rng)) heads.push_back(h);
+  return heads;
+}
+
+// Every way of giving one set of segments: 64-bit heads in device memory, head flags, and (where
+// the heads are evenly spaced) a step_iterator; then counting_iterator heads (singletons, then
+// one segment to the end; and one segment, then singletons).
+template <typename params = void, typename K, typename Comp>
+void check_every_description(mgpu::context& ctx, const std::vector<K>& keys, const std::vector<std::int64_t>& heads,
+                             Comp comp, const std::string& description) {
+  std::int64_t n = std::int64_t(keys.size());
+  mgpu::buffer<std::int64_t> h(heads, ctx);
+  check_segments<params>(ctx, keys, mgpu::segments_by_heads(h.data(), std::int64_t(heads.size())), heads, comp,
+                         description + ", int64 heads");
+  mgpu::buffer<unsigned> f(flags_of(n, heads), ctx);
+  check_segments<params>(ctx, keys, mgpu::segments_by_flags(f.data()), heads, comp, description + ", flags");
+}
+
+template <typename params = void, typename K, typename Comp>
+void check_iterator_heads(mgpu::context& ctx, const std::vector<K>& keys, std::int64_t first, std::int64_t step,
+                          Comp comp) {
+  std::int64_t n = std::int64_t(keys.size());
+  std::vector<std::int64_t> heads;
+  for (std::int64_t h = first; h <= n; h += step) heads.push_back(h);
+  check_segments<params>(ctx, keys,
+                         mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(first, step), std::int64_t(heads.size())),
+                         heads, comp, "step_iterator heads from " + std::to_string(first) + " by " + std::to_string(step));
+}
+
+template <typename params = void, typename K, typename Comp>
+void check_counting_heads(mgpu::context& ctx, const std::vector<K>& keys, std::int64_t first, std::int64_t num_heads,
+                          Comp comp) {
+  std::vector<int> heads;
+  for (std::int64_t i = 0; i < num_heads; ++i) heads.push_back(int(first + i));
+  check_segments<params>(ctx, keys, mgpu::segments_by_heads(mgpu::make_counting_iterator<int>(int(first)), num_heads),
+                         heads, comp,
+                         "counting_iterator heads from " + std::to_string(first) + ", " + std::to_string(num_heads));
+}
+
+}  // namespace
+
+// uint32 keys over the whole 32-bit range (above 2^31 too), sizes 0, 2, exactly one tile of each
+// form's default shape (keys only, pairs of 8-byte values, int indices) and a few tiles; heads as
+// int64 pointers, flags, step and counting iterators.
+MGPU_TEST(SegmentedSort, Uint32AroundATileWithEveryHeadDescription) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using K = std::uint32_t;
+  const std::int64_t nv = mgpu::segmented_sort_params<K>::nv, nv_pairs = mgpu::segmented_sort_params<K, std::int64_t>::nv,
+                     nv_indices = mgpu::segmented_sort_params<K, int>::nv;
+  std::vector<std::int64_t> sizes{0, 2, nv, nv_pairs, nv_indices, 3 * std::max(nv, nv_pairs) + 5};
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  for (std::int64_t n : sizes) {
+    std::vector<K> keys = random_keys<K>(n, std::int64_t(1) << 32, rng);
+    std::string size = "n=" + std::to_string(n);
+    check_every_description(ctx, keys, {}, mgpu::less<K>(), size + " no heads");
+    check_every_description(ctx, keys, {0, n / 2, n / 2, n}, mgpu::less<K>(), size + " halves");
+    check_every_description(ctx, keys, random_heads64(n, 300, rng), mgpu::less<K>(), size + " random");
+    check_every_description(ctx, keys, random_heads64(n, 2 * nv, rng), mgpu::greater<K>(), size + " long, greater");
+    check_iterator_heads(ctx, keys, 0, 7, mgpu::less<K>());
+    check_iterator_heads(ctx, keys, 3, nv_pairs - 1, mgpu::less<K>());
+    check_counting_heads(ctx, keys, 0, std::min<std::int64_t>(n + 1, 100), mgpu::less<K>());
+    check_counting_heads(ctx, keys, n / 2, n - n / 2 + 1, mgpu::less<K>());
+  }
+}
+
+// Already sorted, reverse sorted and all-equal keys (stability is all that decides the last).
+MGPU_TEST(SegmentedSort, SortedReversedAndAllEqualUint32) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using K = std::uint32_t;
+  const std::int64_t nv = mgpu::segmented_sort_params<K>::nv, n = 3 * nv + 17;
+  std::vector<K> ascending(static_cast<std::size_t>(n)), descending(static_cast<std::size_t>(n)),
+      equal(static_cast<std::size_t>(n), 0x80000001u);
+  for (std::int64_t i = 0; i < n; ++i) ascending[std::size_t(i)] = K(i) * 3u, descending[std::size_t(i)] = K(0xffffffffu - K(i));
+  for (const auto& [name, keys] : {std::make_pair("ascending", ascending), std::make_pair("descending", descending),
+                                   std::make_pair("all equal", equal)}) {
+    check_every_description(ctx, keys, {}, mgpu::less<K>(), std::string(name) + ", one segment");
+    check_every_description(ctx, keys, random_heads64(n, nv + nv / 2, rng), mgpu::less<K>(), std::string(name) + ", random");
+    check_iterator_heads(ctx, keys, 0, nv + 3, mgpu::less<K>());
+    check_iterator_heads(ctx, keys, 0, 5, mgpu::greater<K>());
+  }
+}
+
+// About 2^20 uint32 keys (fewer under MGPU_TEST_QUICK): many merge levels for the long segments.
+MGPU_TEST(SegmentedSort, LargeUint32) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using K = std::uint32_t;
+  const std::int64_t nv = mgpu::segmented_sort_params<K>::nv;
+  const std::int64_t n = quick() ? 20 * nv + 11 : (std::int64_t(1) << 20) + 3;
+  std::vector<K> keys = random_keys<K>(n, std::int64_t(1) << 32, rng);
+  // Segments from one to many tiles long, with short ones among them.
+  std::vector<std::int64_t> heads;
+  std::uniform_int_distribution<std::int64_t> length(0, 40 * nv), short_length(0, 50);
+  for (std::int64_t h = 0; h < n; h += heads.size() % 4 == 3 ? length(rng) : short_length(rng)) heads.push_back(h);
+  check_every_description(ctx, keys, heads, mgpu::less<K>(), "mixed lengths");
+}
+
+MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  const std::vector<int> original{3, 2, 1, 6, 5, 4};
+  const std::vector<std::int64_t> original_values{10, 11, 12, 13, 14, 15};
+  mgpu::buffer<int> keys(original, ctx), heads(std::vector<int>{0, 3}, ctx), indices = poisoned<int>(6, ctx);
+  mgpu::buffer<std::int64_t> values(original_values, ctx);
+  mgpu::buffer<unsigned> flags(std::vector<unsigned>{0x9u}, ctx);
+  int *k = keys.data(), *i = indices.data(), *null = nullptr;
+  std::int64_t* v = values.data();
+  auto by_heads = mgpu::segments_by_heads(heads.data(), 2);
+  auto by_flags = mgpu::segments_by_flags(flags.data());
+  auto no_flags = mgpu::segments_by_flags(nullptr);
+  auto less = mgpu::less<>();
+  auto expect_invalid_argument = [&](const char* function, const char* parameter, const std::function<void()>& f) {
+    SCOPED_TRACE(std::string(function) + " '" + parameter + "'");
+    try {
+      f();
+      ADD_FAILURE() << "no exception";
+    } catch (const mgpu::precondition_error& e) {
+      ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
+    } catch (const std::invalid_argument& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find(function), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
+    }
+  };
+
+  const char* ind = "mgpu::segmented_sort_indices";
+  expect_invalid_argument(ind, "count", [&] { mgpu::segmented_sort_indices(k, -1, by_heads, i, less, ctx); });
+  expect_invalid_argument(ind, "count", [&] { mgpu::segmented_sort_indices(null, -2, by_flags, null, less, ctx); });
+  expect_invalid_argument(ind, "keys", [&] { mgpu::segmented_sort_indices(null, 6, by_heads, i, less, ctx); });
+  expect_invalid_argument(ind, "values", [&] { mgpu::segmented_sort_indices(k, 6, by_heads, null, less, ctx); });
+  expect_invalid_argument(ind, "values", [&] { mgpu::segmented_sort_indices(k, 6, by_flags, k + 2, less, ctx); });
+  expect_invalid_argument(ind, "heads", [&] {
+    mgpu::segmented_sort_indices(k, 6, mgpu::segments_by_heads(null, 2), i, less, ctx);
+  });
+  expect_invalid_argument(ind, "num_heads", [&] {
+    mgpu::segmented_sort_indices(k, 6, mgpu::segments_by_heads(heads.data(), -1), i, less, ctx);
+  });
+  expect_invalid_argument(ind, "flags", [&] { mgpu::segmented_sort_indices(k, 6, no_flags, i, less, ctx); });
+
+  const char* seg = "mgpu::segmented_sort";
+  expect_invalid_argument(seg, "flags", [&] { mgpu::segmented_sort(k, 6, no_flags, less, ctx); });
+  expect_invalid_argument(seg, "flags", [&] { mgpu::segmented_sort(k, v, 6, no_flags, less, ctx); });
+  expect_invalid_argument(seg, "values", [&] { mgpu::segmented_sort(k, static_cast<std::int64_t*>(nullptr), 6, by_heads, less, ctx); });
+  expect_invalid_argument(seg, "values", [&] { mgpu::segmented_sort(k, static_cast<std::int64_t*>(nullptr), 6, by_flags, less, ctx); });
+  expect_invalid_argument(seg, "keys", [&] { mgpu::segmented_sort(null, v, 6, by_flags, less, ctx); });
+  expect_invalid_argument(seg, "count", [&] { mgpu::segmented_sort(k, v, -6, by_flags, less, ctx); });
+
+  EXPECT_TRUE(same(original, keys.to_host()));
+  EXPECT_TRUE(same(original_values, values.to_host()));
+  EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), indices.to_host()));
+
+  // The valid calls on the same arrays: flags 0x9 are heads 0 and 3, as the head list.
+  mgpu::segmented_sort_indices(k, 6, by_flags, i, less, ctx);
+  EXPECT_TRUE(same(std::vector<int>{1, 2, 3, 4, 5, 6}, keys.to_host()));
+  EXPECT_TRUE(same(std::vector<int>{2, 1, 0, 5, 4, 3}, indices.to_host()));
+  mgpu::segmented_sort(k, v, 6, by_heads, mgpu::greater<>(), ctx);
+  EXPECT_TRUE(same(std::vector<int>{3, 2, 1, 6, 5, 4}, keys.to_host()));
+  EXPECT_TRUE(same(std::vector<std::int64_t>{12, 11, 10, 15, 14, 13}, values.to_host()));
 }

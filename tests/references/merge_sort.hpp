@@ -9,19 +9,21 @@
 
 namespace mgpu_ref {
 
-// std::merge of (key, value) pairs by key: stable, a before b on ties.
+// std::merge of (key, value) pairs compared by key: stable, on ties a's pairs first, each input in
+// its own order.
 template <typename K, typename V, typename Comp>
 std::pair<std::vector<K>, std::vector<V>> merge_pairs(const std::vector<K>& a_keys, const std::vector<V>& a_values,
                                                       const std::vector<K>& b_keys, const std::vector<V>& b_values,
                                                       Comp comp) {
-  std::vector<std::size_t> order(a_keys.size() + b_keys.size());
-  std::iota(order.begin(), order.end(), 0);
-  auto key = [&](std::size_t i) -> const K& { return i < a_keys.size() ? a_keys[i] : b_keys[i - a_keys.size()]; };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return comp(key(x), key(y)); });
+  std::vector<std::pair<K, V>> a, b, merged(a_keys.size() + b_keys.size());
+  for (std::size_t i = 0; i < a_keys.size(); ++i) a.emplace_back(a_keys[i], a_values[i]);
+  for (std::size_t i = 0; i < b_keys.size(); ++i) b.emplace_back(b_keys[i], b_values[i]);
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), merged.begin(),
+             [&](const std::pair<K, V>& x, const std::pair<K, V>& y) { return comp(x.first, y.first); });
   std::pair<std::vector<K>, std::vector<V>> out;
-  for (std::size_t i : order) {
-    out.first.push_back(key(i));
-    out.second.push_back(i < a_keys.size() ? a_values[i] : b_values[i - a_keys.size()]);
+  for (const auto& kv : merged) {
+    out.first.push_back(kv.first);
+    out.second.push_back(kv.second);
   }
   return out;
 }

@@ -1,0 +1,621 @@
+// The CTA building blocks of the merge family: merge_path and binary_search (host calls) against
+// brute-force definitions, merge_path_partitions and binary_search_partitions (device) against
+// the same definitions on the host, and user kernels written with cta_launch that run cta_sort on
+// tiles and odd_even_sort on one thread's registers, against std::stable_sort.
+#include "test_util.hpp"
+
+#include <mgpu/mgpu.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace mgpu_test;
+
+namespace cta_merge_test {
+
+// Temporaries handed out poisoned (every byte 0x5a, so poison<std::int64_t>() for 64-bit words):
+// lets the tests see an element of a returned partition buffer that the kernel never wrote.
+class poisoning_allocator final : public mgpu::allocator {
+ public:
+  void* allocate(std::size_t bytes, mgpu::stream_t stream) override {
+    void* p = pool_.allocate(bytes, stream);
+    mgpu::platform::memset_device(p, 0x5a, bytes, stream);
+    return p;
+  }
+  void deallocate(void* p, std::size_t bytes, mgpu::stream_t stream) override { pool_.deallocate(p, bytes, stream); }
+
+ private:
+  mgpu::pool_allocator pool_{mgpu::platform::current_device()};
+};
+
+// The definition of merge_path, by brute force: a serial merge of sorted a and b that takes a's
+// element on ties (lower) or b's (upper); element d of the result is how many of a's elements the
+// first d outputs took, for every d in [0, a.size() + b.size()].
+template <mgpu::bounds B, typename T, typename Comp>
+std::vector<std::int64_t> brute_merge_paths(const std::vector<T>& a, const std::vector<T>& b, Comp comp) {
+  std::vector<std::int64_t> taken_from_a{0};
+  std::size_t i = 0, j = 0;
+  while (i + j < a.size() + b.size()) {
+    bool take_a;
+    if (i == a.size())
+      take_a = false;
+    else if (j == b.size())
+      take_a = true;
+    else
+      take_a = B == mgpu::bounds::lower ? !comp(b[j], a[i]) : comp(a[i], b[j]);
+    if (take_a)
+      ++i;
+    else
+      ++j;
+    taken_from_a.push_back(std::int64_t(i));
+  }
+  return taken_from_a;
+}
+
+// Sorted (by comp) keys drawn from `distinct` values: many duplicates when distinct is small.
+template <typename T, typename Comp>
+std::vector<T> sorted_keys(std::int64_t n, std::int64_t distinct, Comp comp, std::mt19937_64& rng) {
+  std::vector<T> v = random_keys<T>(n, distinct, rng);
+  std::sort(v.begin(), v.end(), comp);
+  return v;
+}
+
+// keys[first, first + count) stably sorted by comp, with the original positions.
+template <typename K, typename Comp>
+void stable_sort_range(const std::vector<K>& keys, std::int64_t first, std::int64_t count, Comp comp,
+                       std::vector<K>& sorted, std::vector<int>& positions) {
+  std::vector<int> order(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) order[std::size_t(i)] = int(first + i);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return comp(keys[std::size_t(x)], keys[std::size_t(y)]); });
+  for (int p : order) {
+    sorted.push_back(keys[std::size_t(p)]);
+    positions.push_back(p);
+  }
+}
+
+template <int NT, int VT, typename K>
+struct tile_storage {
+  union {
+    typename mgpu::cta_sort<NT, VT, K, int>::storage_t sort;
+    typename mgpu::cta_sort<NT, VT, K>::storage_t sort_keys;
+    K keys[NT * VT];
+    int values[NT * VT];
+  };
+};
+
+// A user kernel: each CTA loads one tile of NT * VT keys (the last one partial) in thread order,
+// sorts it with cta_sort (pairs whose values are the keys' positions in the input, or keys
+// only), and stores it. Outputs are written only at [0, count).
+template <int NT, int VT, typename K, typename Comp>
+void sort_each_tile(const K* keys_in, std::int64_t count, K* keys_out, int* positions_out, Comp comp,
+                    mgpu::context& ctx) {
+  using P = mgpu::launch_params<NT, VT>;
+  constexpr int NV = NT * VT;
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ mgpu::shared_storage<tile_storage<NT, VT, K>> shared;
+    tile_storage<NT, VT, K>& s = shared.get();
+    std::int64_t first = std::int64_t(tile) * NV;
+    int valid = int(count - first < NV ? count - first : NV);
+    mgpu::array_t<K, VT> keys = mgpu::mem_to_reg_thread<NT, VT, K>(keys_in + first, tid, valid, s.keys);
+    if (positions_out) {
+      mgpu::array_t<int, VT> positions;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) positions[i] = int(first) + VT * tid + i;
+      mgpu::cta_sort<NT, VT, K, int>::sort(keys, positions, s.sort, tid, valid, comp);
+      mgpu::reg_to_mem_thread<NT, VT>(keys, keys_out + first, tid, valid, s.keys);
+      mgpu::reg_to_mem_thread<NT, VT>(positions, positions_out + first, tid, valid, s.values);
+    } else {
+      mgpu::array_t<mgpu::empty_t, VT> none;
+      mgpu::cta_sort<NT, VT, K>::sort(keys, none, s.sort_keys, tid, valid, comp);
+      mgpu::reg_to_mem_thread<NT, VT>(keys, keys_out + first, tid, valid, s.keys);
+    }
+  };
+  mgpu::cta_launch<P>(kernel, mgpu::num_tiles<P>(count), ctx);
+}
+
+// Sorts tiles of random keys (few distinct values, so stability shows) with sort_each_tile and
+// compares each tile with std::stable_sort; `guard` poisoned elements past count must stay so.
+template <int NT, int VT, typename K, typename Comp>
+void check_tile_sort(mgpu::context& ctx, std::int64_t count, std::int64_t distinct, Comp comp, std::mt19937_64& rng) {
+  constexpr int NV = NT * VT;
+  SCOPED_TRACE("NT=" + std::to_string(NT) + " VT=" + std::to_string(VT) + " count=" + std::to_string(count) +
+               " distinct=" + std::to_string(distinct));
+  const std::int64_t guard = 3 * NV;
+  std::vector<K> keys = random_keys<K>(count, distinct, rng);
+  std::vector<K> expected_keys;
+  std::vector<int> expected_positions;
+  for (std::int64_t first = 0; first < count; first += NV)
+    stable_sort_range(keys, first, std::min<std::int64_t>(NV, count - first), comp, expected_keys, expected_positions);
+  expected_keys.resize(std::size_t(count + guard), poison<K>());
+  expected_positions.resize(std::size_t(count + guard), poison<int>());
+
+  mgpu::buffer<K> in(keys, ctx), out = poisoned<K>(count + guard, ctx);
+  mgpu::buffer<int> positions = poisoned<int>(count + guard, ctx);
+  sort_each_tile<NT, VT>(in.data(), count, out.data(), positions.data(), comp, ctx);
+  EXPECT_TRUE(same(expected_keys, out.to_host())) << "pairs: keys";
+  EXPECT_TRUE(same(expected_positions, positions.to_host())) << "pairs: positions (stability)";
+  EXPECT_TRUE(same(keys, in.to_host())) << "input changed";
+
+  mgpu::buffer<K> keys_only = poisoned<K>(count + guard, ctx);
+  sort_each_tile<NT, VT>(in.data(), count, keys_only.data(), static_cast<int*>(nullptr), comp, ctx);
+  EXPECT_TRUE(same(expected_keys, keys_only.to_host())) << "keys only";
+}
+
+// A user kernel: every thread sorts its own VT keys (and their positions) with odd_even_sort,
+// only the first `valid` of them, in registers.
+template <int VT, typename K, typename Comp>
+void sort_each_thread(const K* keys_in, std::int64_t threads, int valid, K* keys_out, int* positions_out, Comp comp,
+                      mgpu::context& ctx) {
+  using P = mgpu::launch_params<64, 1>;
+  auto kernel = [=] MGPU_LAMBDA(int tid, int cta) {
+    std::int64_t thread = std::int64_t(cta) * 64 + tid;
+    if (thread >= threads) return;
+    mgpu::array_t<K, VT> keys;
+    mgpu::array_t<int, VT> positions;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      keys[i] = keys_in[VT * thread + i];
+      positions[i] = int(VT * thread + i);
+    }
+    mgpu::odd_even_sort(keys, positions, comp, valid);
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      keys_out[VT * thread + i] = keys[i];
+      positions_out[VT * thread + i] = positions[i];
+    }
+  };
+  mgpu::cta_launch<P>(kernel, int(mgpu::div_up(threads, std::int64_t(64))), ctx);
+}
+
+// Per group of VT keys: the first `valid` stably sorted, the rest where they were.
+template <int VT, typename K, typename Comp>
+void odd_even_reference(const std::vector<K>& keys, int valid, Comp comp, std::vector<K>& sorted,
+                        std::vector<int>& positions) {
+  for (std::size_t first = 0; first < keys.size(); first += VT) {
+    stable_sort_range(keys, std::int64_t(first), valid, comp, sorted, positions);
+    for (std::size_t i = first + std::size_t(valid); i < first + VT; ++i) {
+      sorted.push_back(keys[i]);
+      positions.push_back(int(i));
+    }
+  }
+}
+
+template <int VT, typename K, typename Comp>
+void check_thread_sort(mgpu::context& ctx, std::int64_t threads, int valid, std::int64_t distinct, Comp comp,
+                       std::mt19937_64& rng) {
+  SCOPED_TRACE("VT=" + std::to_string(VT) + " valid=" + std::to_string(valid) + " distinct=" + std::to_string(distinct));
+  std::vector<K> keys = random_keys<K>(threads * VT, distinct, rng);
+  std::vector<K> expected_keys;
+  std::vector<int> expected_positions;
+  odd_even_reference<VT>(keys, valid, comp, expected_keys, expected_positions);
+
+  mgpu::buffer<K> in(keys, ctx), out = poisoned<K>(threads * VT, ctx);
+  mgpu::buffer<int> positions = poisoned<int>(threads * VT, ctx);
+  sort_each_thread<VT>(in.data(), threads, valid, out.data(), positions.data(), comp, ctx);
+  EXPECT_TRUE(same(expected_keys, out.to_host())) << "device: keys";
+  EXPECT_TRUE(same(expected_positions, positions.to_host())) << "device: positions (stability)";
+
+  // odd_even_sort is host-callable too: the same groups on the host, keys only and pairs.
+  std::vector<K> host_keys(keys.size()), host_keys_only(keys.size());
+  std::vector<int> host_positions(keys.size());
+  for (std::size_t first = 0; first < keys.size(); first += VT) {
+    mgpu::array_t<K, VT> k, k2;
+    mgpu::array_t<int, VT> p;
+    for (int i = 0; i < VT; ++i) {
+      k[i] = k2[i] = keys[first + std::size_t(i)];
+      p[i] = int(first) + i;
+    }
+    mgpu::odd_even_sort(k, p, comp, valid);
+    mgpu::odd_even_sort(k2, comp, valid);
+    for (int i = 0; i < VT; ++i) {
+      host_keys[first + std::size_t(i)] = k[i];
+      host_positions[first + std::size_t(i)] = p[i];
+      host_keys_only[first + std::size_t(i)] = k2[i];
+    }
+  }
+  EXPECT_TRUE(same(expected_keys, host_keys)) << "host: keys";
+  EXPECT_TRUE(same(expected_positions, host_positions)) << "host: positions";
+  EXPECT_TRUE(same(expected_keys, host_keys_only)) << "host: keys only";
+}
+
+}  // namespace cta_merge_test
+
+using namespace cta_merge_test;
+
+// merge_path at every diagonal of random sorted inputs with heavy duplicates, both bounds, two
+// comparators, 32- and 64-bit counts, against the serial merge that defines it.
+TEST(CtaMerge, MergePathMatchesBruteForce) {
+  MGPU_SEEDED_RNG(rng);
+  std::uniform_int_distribution<std::int64_t> length(0, 40);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::int64_t a_count = trial < 4 ? (trial & 1) * 5 : length(rng), b_count = trial < 4 ? (trial >> 1) * 6 : length(rng);
+    std::int64_t distinct = trial % 3 == 0 ? 1 : trial % 3 == 1 ? 4 : 1000;
+    bool descending = trial % 2 == 1;
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": a_count=" + std::to_string(a_count) +
+                 " b_count=" + std::to_string(b_count) + (descending ? " greater" : " less"));
+    auto check = [&](auto comp) {
+      std::vector<int> a = sorted_keys<int>(a_count, distinct, comp, rng), b = sorted_keys<int>(b_count, distinct, comp, rng);
+      std::vector<std::int64_t> lowers = brute_merge_paths<mgpu::bounds::lower>(a, b, comp);
+      std::vector<std::int64_t> uppers = brute_merge_paths<mgpu::bounds::upper>(a, b, comp);
+      for (std::int64_t diag = 0; diag <= a_count + b_count; ++diag) {
+        std::int64_t lower = lowers[std::size_t(diag)], upper = uppers[std::size_t(diag)];
+        ASSERT_EQ(lower, mgpu::merge_path<mgpu::bounds::lower>(a.data(), a_count, b.data(), b_count, diag, comp))
+            << "lower, diag " << diag;
+        ASSERT_EQ(upper, mgpu::merge_path<mgpu::bounds::upper>(a.data(), a_count, b.data(), b_count, diag, comp))
+            << "upper, diag " << diag;
+        ASSERT_EQ(lower, mgpu::merge_path(a.data(), a_count, b.data(), b_count, diag, comp)) << "default, diag " << diag;
+        ASSERT_EQ(int(lower), mgpu::merge_path<mgpu::bounds::lower>(a.data(), int(a_count), b.data(), int(b_count),
+                                                                    int(diag), comp))
+            << "int counts, diag " << diag;
+        ASSERT_EQ(int(upper), mgpu::merge_path<mgpu::bounds::upper>(a.data(), int(a_count), b.data(), int(b_count),
+                                                                    int(diag), comp))
+            << "int counts, diag " << diag;
+      }
+    };
+    if (descending)
+      check(mgpu::greater<int>());
+    else
+      check(mgpu::less<int>());
+  }
+}
+
+// The documentation's worked example, exactly.
+TEST(CtaMerge, MergePathDocumentedExample) {
+  std::vector<int> a{1, 3, 4, 7, 9}, b{2, 4, 5, 6, 8};
+  EXPECT_EQ(3, mgpu::merge_path(a.data(), 5, b.data(), 5, 4, mgpu::less<int>()));
+  EXPECT_EQ(2, mgpu::merge_path<mgpu::bounds::upper>(a.data(), 5, b.data(), 5, 4, mgpu::less<int>()));
+  const int expected[] = {0, 1, 1, 2, 3, 3, 3, 3, 4, 4, 5};
+  for (int d = 0; d <= 10; ++d) EXPECT_EQ(expected[d], mgpu::merge_path(a.data(), 5, b.data(), 5, d, mgpu::less<int>())) << d;
+}
+
+// binary_search against std::lower_bound / std::upper_bound, keys below, between, on and above the
+// data, with duplicates, for both comparators and both count types.
+TEST(CtaMerge, BinarySearchMatchesStd) {
+  MGPU_SEEDED_RNG(rng);
+  std::uniform_int_distribution<std::int64_t> length(0, 60);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::int64_t n = trial == 0 ? 0 : length(rng), distinct = trial % 2 ? 5 : 100;
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": n=" + std::to_string(n));
+    auto check = [&](auto comp, const char* name) {
+      SCOPED_TRACE(name);
+      std::vector<std::int64_t> data = sorted_keys<std::int64_t>(n, distinct, comp, rng);
+      for (std::int64_t key = -2; key <= distinct + 1; ++key) {
+        std::int64_t lower = std::lower_bound(data.begin(), data.end(), key, comp) - data.begin();
+        std::int64_t upper = std::upper_bound(data.begin(), data.end(), key, comp) - data.begin();
+        ASSERT_EQ(lower, mgpu::binary_search<mgpu::bounds::lower>(data.data(), n, key, comp)) << "key " << key;
+        ASSERT_EQ(upper, mgpu::binary_search<mgpu::bounds::upper>(data.data(), n, key, comp)) << "key " << key;
+        ASSERT_EQ(int(lower), mgpu::binary_search<mgpu::bounds::lower>(data.data(), int(n), key, comp)) << "key " << key;
+        ASSERT_EQ(int(upper), mgpu::binary_search<mgpu::bounds::upper>(data.data(), int(n), key, comp)) << "key " << key;
+      }
+    };
+    check(mgpu::less<std::int64_t>(), "less");
+    check(mgpu::greater<std::int64_t>(), "greater");
+  }
+}
+
+// merge_path_partitions on the device, both bounds, spacings that divide the total and ones that
+// do not (1, a prime, one larger than the total), against brute_merge_paths at every boundary.
+MGPU_TEST(CtaMerge, MergePathPartitionsMatchTheHost) {
+  mgpu::context owner;
+  mgpu::context ctx(owner.stream(), std::make_shared<poisoning_allocator>());
+  MGPU_SEEDED_RNG(rng);
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{0, 0}, {1, 0}, {0, 7}, {1000, 777}, {3001, 5}, {4096, 4096}};
+  for (auto [a_count, b_count] : shapes) {
+    std::int64_t total = a_count + b_count;
+    for (std::int64_t distinct : {std::int64_t(3), std::int64_t(1) << 30}) {
+      std::vector<int> a = sorted_keys<int>(a_count, distinct, mgpu::less<int>(), rng);
+      std::vector<int> b = sorted_keys<int>(b_count, distinct, mgpu::less<int>(), rng);
+      mgpu::buffer<int> da(a, ctx), db(b, ctx);
+      std::vector<std::int64_t> lowers = brute_merge_paths<mgpu::bounds::lower>(a, b, mgpu::less<int>());
+      std::vector<std::int64_t> uppers = brute_merge_paths<mgpu::bounds::upper>(a, b, mgpu::less<int>());
+      for (std::int64_t spacing : {std::int64_t(1), std::int64_t(7), std::int64_t(256), std::int64_t(997),
+                                   std::max<std::int64_t>(total, 1), total + 13}) {
+        SCOPED_TRACE("a_count=" + std::to_string(a_count) + " b_count=" + std::to_string(b_count) + " distinct=" +
+                     std::to_string(distinct) + " spacing=" + std::to_string(spacing));
+        std::vector<std::int64_t> lower, upper;
+        for (std::int64_t i = 0; i <= mgpu::div_up(total, spacing); ++i) {
+          std::int64_t diag = std::min(i * spacing, total);
+          lower.push_back(lowers[std::size_t(diag)]);
+          upper.push_back(uppers[std::size_t(diag)]);
+        }
+        EXPECT_TRUE(same(lower, mgpu::merge_path_partitions(da.data(), a_count, db.data(), b_count, spacing,
+                                                            mgpu::less<int>(), ctx)
+                                    .to_host()))
+            << "lower";
+        EXPECT_TRUE(same(upper, mgpu::merge_path_partitions<mgpu::bounds::upper>(da.data(), a_count, db.data(),
+                                                                                 b_count, spacing, mgpu::less<int>(), ctx)
+                                    .to_host()))
+            << "upper";
+      }
+    }
+  }
+  // Descending inputs, and a computed iterator for b (every key equal: the lower bound takes all
+  // of a first, the upper all of b).
+  std::vector<int> a = sorted_keys<int>(2000, 10, mgpu::greater<int>(), rng), b = sorted_keys<int>(1500, 10, mgpu::greater<int>(), rng);
+  mgpu::buffer<int> da(a, ctx), db(b, ctx);
+  std::vector<std::int64_t> descending = brute_merge_paths<mgpu::bounds::lower>(a, b, mgpu::greater<int>()), expected;
+  for (std::int64_t d = 0; d <= 3500; d += 129) expected.push_back(descending[std::size_t(d)]);
+  expected.push_back(2000);
+  EXPECT_TRUE(same(expected, mgpu::merge_path_partitions(da.data(), 2000, db.data(), 1500, 129, mgpu::greater<int>(), ctx).to_host()))
+      << "greater";
+  std::vector<int> fives(1000, 5);
+  mgpu::buffer<int> dfives(fives, ctx);
+  std::vector<std::int64_t> all_a, all_b;
+  for (std::int64_t d = 0; d <= 1800; d += 100) all_a.push_back(std::min<std::int64_t>(d, 1000)), all_b.push_back(std::max<std::int64_t>(d - 800, 0));
+  EXPECT_TRUE(same(all_a, mgpu::merge_path_partitions(dfives.data(), 1000, mgpu::make_constant_iterator(5), 800, 100,
+                                                      mgpu::less<int>(), ctx).to_host()))
+      << "all equal, lower";
+  EXPECT_TRUE(same(all_b, mgpu::merge_path_partitions<mgpu::bounds::upper>(dfives.data(), 1000, mgpu::make_constant_iterator(5),
+                                                                           800, 100, mgpu::less<int>(), ctx).to_host()))
+      << "all equal, upper";
+  int* null = nullptr;
+  EXPECT_THROW(mgpu::merge_path_partitions(null, 0, null, 0, 0, mgpu::less<int>(), ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::merge_path_partitions(null, 0, null, 0, -5, mgpu::less<int>(), ctx), std::invalid_argument);
+}
+
+// binary_search_partitions: where each tile of `items` positions starts in a sorted list of
+// positions (with repeats, and positions at `items`), against std::lower_bound/upper_bound.
+MGPU_TEST(CtaMerge, BinarySearchPartitionsMatchTheHost) {
+  mgpu::context owner;
+  mgpu::context ctx(owner.stream(), std::make_shared<poisoning_allocator>());
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t items : {std::int64_t(0), std::int64_t(1), std::int64_t(5000), std::int64_t(20011)}) {
+    for (std::int64_t count : {std::int64_t(0), items / 10 + 1, 2 * items + 3}) {
+      std::vector<std::int64_t> positions = random_keys<std::int64_t>(count, items + 1, rng);  // in [0, items]
+      std::sort(positions.begin(), positions.end());
+      std::vector<int> positions32(positions.begin(), positions.end());
+      mgpu::buffer<std::int64_t> d64(positions, ctx);
+      mgpu::buffer<int> d32(positions32, ctx);
+      for (std::int64_t spacing : {std::int64_t(1), std::int64_t(96), std::int64_t(1009), std::max<std::int64_t>(items, 1),
+                                   items + 7}) {
+        if (spacing == 1 && items > 5000) continue;
+        SCOPED_TRACE("items=" + std::to_string(items) + " count=" + std::to_string(count) +
+                     " spacing=" + std::to_string(spacing));
+        std::vector<std::int64_t> lower, upper;
+        for (std::int64_t i = 0; i <= mgpu::div_up(items, spacing); ++i) {
+          std::int64_t key = std::min(i * spacing, items);
+          lower.push_back(std::lower_bound(positions.begin(), positions.end(), key) - positions.begin());
+          upper.push_back(std::upper_bound(positions.begin(), positions.end(), key) - positions.begin());
+        }
+        EXPECT_TRUE(same(lower, mgpu::binary_search_partitions(d64.data(), count, items, spacing,
+                                                               mgpu::less<std::int64_t>(), ctx).to_host()))
+            << "lower, 64-bit";
+        EXPECT_TRUE(same(upper, mgpu::binary_search_partitions<mgpu::bounds::upper>(
+                                    d64.data(), count, items, spacing, mgpu::less<std::int64_t>(), ctx).to_host()))
+            << "upper, 64-bit";
+        EXPECT_TRUE(same(lower, mgpu::binary_search_partitions(d32.data(), count, items, spacing, mgpu::less<int>(), ctx)
+                                    .to_host()))
+            << "lower, 32-bit";
+        EXPECT_TRUE(same(upper, mgpu::binary_search_partitions<mgpu::bounds::upper>(d32.data(), count, items, spacing,
+                                                                                    mgpu::less<int>(), ctx).to_host()))
+            << "upper, 32-bit";
+      }
+    }
+  }
+  // A step iterator of positions 0, 3, 6, ...: tile t of 10 items starts at ceil(10 t / 3).
+  std::vector<std::int64_t> expected;
+  for (std::int64_t t = 0; t <= 100; ++t) expected.push_back(mgpu::div_up(std::min<std::int64_t>(10 * t, 995), std::int64_t(3)));
+  EXPECT_TRUE(same(expected, mgpu::binary_search_partitions(mgpu::make_step_iterator<std::int64_t>(0, 3), 400, 995, 10,
+                                                            mgpu::less<std::int64_t>(), ctx).to_host()))
+      << "step iterator";
+  int* null = nullptr;
+  EXPECT_THROW(mgpu::binary_search_partitions(null, 0, 10, 0, mgpu::less<int>(), ctx), std::invalid_argument);
+}
+
+// cta_sort in a user kernel: tiles of random keys with a partial last tile, pairs (stability
+// through the keys' positions) and keys only, several shapes (VT odd and even), comparators and
+// key types.
+MGPU_TEST(CtaMerge, CtaSortSortsEachTileStably) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t count : {std::int64_t(1), std::int64_t(5 * 32 - 1), std::int64_t(4 * 32 * 5 + 77)})
+    check_tile_sort<32, 5, int>(ctx, count, 7, mgpu::less<int>(), rng);
+  for (std::int64_t count : {std::int64_t(128 * 7), std::int64_t(3 * 128 * 7 + 1), std::int64_t(5 * 128 * 7 - 300)}) {
+    check_tile_sort<128, 7, int>(ctx, count, 20, mgpu::less<int>(), rng);
+    check_tile_sort<128, 7, double>(ctx, count, 1 << 20, mgpu::greater<double>(), rng);
+  }
+  check_tile_sort<64, 8, std::int64_t>(ctx, 6 * 64 * 8 + 13, 3, mgpu::greater<std::int64_t>(), rng);
+  check_tile_sort<256, 11, std::uint32_t>(ctx, 2 * 256 * 11 + 1000, 50, mgpu::less<std::uint32_t>(), rng);
+  check_tile_sort<64, 3, int>(ctx, 64 * 3 * 4 + 2, 1, mgpu::less<int>(), rng);  // all equal: the identity
+}
+
+// odd_even_sort on one thread's registers, in a user kernel and on the host: all VT keys and the
+// first `valid` of them (the rest must not move), stability through positions.
+MGPU_TEST(CtaMerge, OddEvenSortSortsOneThreadsRegisters) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (int valid : {0, 1, 4, 7}) check_thread_sort<7, int>(ctx, 1000, valid, 4, mgpu::less<int>(), rng);
+  for (int valid : {2, 8}) check_thread_sort<8, int>(ctx, 1000, valid, 1000, mgpu::greater<int>(), rng);
+  check_thread_sort<1, int>(ctx, 100, 1, 3, mgpu::less<int>(), rng);
+  check_thread_sort<11, double>(ctx, 700, 11, 3, mgpu::less<double>(), rng);
+  check_thread_sort<11, std::int64_t>(ctx, 700, 10, 1 << 30, mgpu::less<std::int64_t>(), rng);
+}
+
+namespace cta_merge_test {
+
+// A one-CTA user kernel: a = in[0, a_count), b = in[a_count, a_count + b_count) (both sorted) in
+// shared memory; thread t merges outputs [VT t, VT t + VT) with serial_merge and, where both lists
+// have at least VT elements left (the precondition), also with serial_merge_unchecked; then the
+// values follow their keys through gather_merge_values. Results go to four arrays of NT * VT.
+template <int NT, int VT>
+void merge_in_one_cta(const int* in, const int* values, int a_count, int b_count, int* checked, int* unchecked,
+                      int* gathered, int* roomy, mgpu::context& ctx) {
+  mgpu::cta_launch<NT>([=] MGPU_LAMBDA(int tid, int) {
+    __shared__ int keys[NT * VT + 1];
+    int total = a_count + b_count;
+    for (int i = tid; i < total; i += NT) keys[i] = in[i];
+    __syncthreads();
+    int diag = VT * tid < total ? VT * tid : total;
+    int mp = mgpu::merge_path(keys, a_count, keys + a_count, b_count, diag, mgpu::less<int>());
+    mgpu::merge_range range{mp, a_count, a_count + diag - mp, total};
+    mgpu::merge_pair<int, VT> m = mgpu::serial_merge<VT>(keys, range, mgpu::less<int>());
+    bool room = range.a_count() >= VT && range.b_count() >= VT;
+    mgpu::merge_pair<int, VT> u = m;
+    if (room) u = mgpu::serial_merge_unchecked<VT>(keys, range, mgpu::less<int>());
+    mgpu::array_t<int, VT> v = mgpu::gather_merge_values<VT, int>(m.indices, values, a_count, values + a_count, tid, total);
+    roomy[tid] = room;
+    for (int i = 0; i < VT; ++i) {
+      int j = VT * tid + i;
+      if (j < total) {
+        checked[j] = m.keys[i];
+        gathered[j] = v[i];
+        if (room) unchecked[j] = u.keys[i];
+      }
+    }
+  }, 1, ctx);
+}
+
+}  // namespace cta_merge_test
+
+// serial_merge with and without range checks, and gather_merge_values, against std::merge of
+// (key, value) pairs: stable (a first on ties), values following their keys.
+MGPU_TEST(CtaMerge, SerialMergeWithAndWithoutRangeChecks) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  constexpr int NT = 32, VT = 7;
+  for (auto [a_count, b_count] : {std::pair{112, 112}, {200, 24}, {5, 219}, {224, 0}, {0, 100}, {60, 61}}) {
+    SCOPED_TRACE("a_count=" + std::to_string(a_count) + " b_count=" + std::to_string(b_count));
+    std::vector<int> a = random_keys<int>(a_count, 30, rng), b = random_keys<int>(b_count, 30, rng);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    std::vector<int> in = a, values;
+    in.insert(in.end(), b.begin(), b.end());
+    for (int i = 0; i < a_count + b_count; ++i) values.push_back(1000 + i);  // the position it started at
+    std::vector<std::pair<int, int>> pa, pb, expected(std::size_t(a_count + b_count));
+    for (int i = 0; i < a_count; ++i) pa.push_back({a[std::size_t(i)], values[std::size_t(i)]});
+    for (int i = 0; i < b_count; ++i) pb.push_back({b[std::size_t(i)], values[std::size_t(a_count + i)]});
+    std::merge(pa.begin(), pa.end(), pb.begin(), pb.end(), expected.begin(),
+               [](const auto& x, const auto& y) { return x.first < y.first; });
+    int total = a_count + b_count;
+    mgpu::buffer<int> in_d(in, ctx), values_d(values, ctx);
+    mgpu::buffer<int> checked = poisoned<int>(NT * VT, ctx), unchecked = poisoned<int>(NT * VT, ctx),
+                      gathered = poisoned<int>(NT * VT, ctx), roomy = poisoned<int>(NT, ctx);
+    merge_in_one_cta<NT, VT>(in_d.data(), values_d.data(), a_count, b_count, checked.data(), unchecked.data(),
+                             gathered.data(), roomy.data(), ctx);
+    std::vector<int> c = checked.to_host(), u = unchecked.to_host(), g = gathered.to_host(), r = roomy.to_host();
+    int roomy_threads = 0;
+    for (int j = 0; j < total; ++j) {
+      ASSERT_EQ(expected[std::size_t(j)].first, c[std::size_t(j)]) << "checked, output " << j;
+      ASSERT_EQ(expected[std::size_t(j)].second, g[std::size_t(j)]) << "value of output " << j;
+      if (r[std::size_t(j / VT)]) ASSERT_EQ(expected[std::size_t(j)].first, u[std::size_t(j)]) << "unchecked, output " << j;
+    }
+    for (int t = 0; t < NT; ++t) roomy_threads += r[std::size_t(t)];
+    if (a_count == 112 && b_count == 112) EXPECT_GT(roomy_threads, 0) << "no thread ran the unchecked merge";
+  }
+}
+
+// merge_path_pair gives what two merge_path calls give, at every pair of diagonals of small inputs.
+TEST(CtaMerge, MergePathPairMatchesTwoSearches) {
+  MGPU_SEEDED_RNG(rng);
+  for (int trial = 0; trial < 30; ++trial) {
+    std::vector<int> a = random_keys<int>(std::int64_t(rng() % 20), 6, rng), b = random_keys<int>(std::int64_t(rng() % 20), 6, rng);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    int na = int(a.size()), nb = int(b.size());
+    for (int d0 = 0; d0 <= na + nb; ++d0)
+      for (int d1 = d0; d1 <= na + nb; ++d1) {
+        int x0 = -1, x1 = -1;
+        mgpu::merge_path_pair(a.data(), na, b.data(), nb, d0, d1, mgpu::less<int>(), x0, x1);
+        ASSERT_EQ(mgpu::merge_path(a.data(), na, b.data(), nb, d0, mgpu::less<int>()), x0) << d0;
+        ASSERT_EQ(mgpu::merge_path(a.data(), na, b.data(), nb, d1, mgpu::less<int>()), x1) << d1;
+        int u0 = -1, u1 = -1;
+        mgpu::merge_path_pair<mgpu::bounds::upper>(a.data(), na, b.data(), nb, d0, d1, mgpu::less<int>(), u0, u1);
+        ASSERT_EQ(mgpu::merge_path<mgpu::bounds::upper>(a.data(), na, b.data(), nb, d0, mgpu::less<int>()), u0);
+        ASSERT_EQ(mgpu::merge_path<mgpu::bounds::upper>(a.data(), na, b.data(), nb, d1, mgpu::less<int>()), u1);
+      }
+  }
+}
+
+// odd_even_sort_runs (host): each run between boundary bits sorted on its own, stably, and
+// nothing moves across a boundary or at or past `valid`.
+TEST(CtaMerge, OddEvenSortRunsSortsEachRun) {
+  MGPU_SEEDED_RNG(rng);
+  constexpr int VT = 13;
+  for (int trial = 0; trial < 200; ++trial) {
+    unsigned boundaries = unsigned(rng()) & ((1u << (VT - 1)) - 1);
+    int valid = int(rng() % (VT + 1));
+    mgpu::array_t<int, VT> k, p;
+    std::vector<std::pair<int, int>> expected;
+    for (int i = 0; i < VT; ++i) {
+      k[i] = int(rng() % 5);
+      p[i] = i;
+      expected.push_back({k[i], i});
+    }
+    // The reference: stable-sort each run of [0, valid) on its own.
+    for (int begin = 0; begin < valid;) {
+      int end = begin + 1;
+      while (end < valid && !(boundaries >> (end - 1) & 1)) ++end;
+      std::stable_sort(expected.begin() + begin, expected.begin() + end,
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      begin = end;
+    }
+    mgpu::odd_even_sort_runs(k, p, boundaries, mgpu::less<int>(), valid);
+    for (int i = 0; i < VT; ++i) {
+      ASSERT_EQ(expected[std::size_t(i)].first, k[i]) << "trial " << trial << " position " << i;
+      ASSERT_EQ(expected[std::size_t(i)].second, p[i]) << "trial " << trial << " position " << i;
+    }
+  }
+}
+
+// The docs' cta_segmented_sort example (docs/merge_sort.md), as a test: one CTA sorts the segments
+// of up to NV keys given head flags; against per-segment std::stable_sort, on its own example and
+// on random keys and heads.
+namespace cta_merge_test {
+void sort_segments_in_one_cta(mgpu::buffer<int>& keys, const mgpu::buffer<int>& heads, mgpu::context& ctx) {
+  constexpr int NT = 32, VT = 3, NV = NT * VT;
+  using sort_t = mgpu::cta_segmented_sort<NT, VT, int>;
+  using scan_t = mgpu::cta_scan<NT, int>;
+  int* k = keys.data();
+  const int* h = heads.data();
+  int n = int(keys.size());
+  if (n > NV) throw std::invalid_argument("at most NV keys");
+  mgpu::cta_launch<mgpu::launch_params<NT, VT>>([=] MGPU_LAMBDA(int tid, int) {
+    __shared__ mgpu::shared_storage<sort_t::storage_t> sort_storage;
+    __shared__ mgpu::shared_storage<scan_t::storage_t> scan_storage;
+    __shared__ int transpose[NV];
+    mgpu::array_t<int, VT> x = mgpu::mem_to_reg_thread<NT, VT, int>(k, tid, n, transpose);
+    mgpu::array_t<int, VT> segment;
+    int last_head = -1;
+    for (int i = 0; i < VT; ++i) {
+      int j = VT * tid + i;
+      if (j < n && h[j]) last_head = j;
+      segment[i] = last_head;
+    }
+    auto scan = scan_t::exclusive_prefix(tid, last_head, scan_storage.get(), mgpu::maximum<int>());
+    int before = scan.prefix.valid ? scan.prefix.value : -1;
+    for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
+    mgpu::array_t<mgpu::empty_t, VT> no_values;
+    sort_t::sort(x, no_values, segment, sort_storage.get(), tid, n, mgpu::less<>());
+    mgpu::reg_to_mem_thread<NT, VT>(x, k, tid, n, transpose);
+  }, 1, ctx);
+}
+}  // namespace cta_merge_test
+
+MGPU_TEST(CtaMerge, CtaSegmentedSortDocumentedExample) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  mgpu::buffer<int> keys(std::vector<int>{5, 1, 4, 9, 8, 2, 7}, ctx), heads(std::vector<int>{1, 0, 0, 1, 0, 0, 1}, ctx);
+  sort_segments_in_one_cta(keys, heads, ctx);
+  EXPECT_TRUE(same(std::vector<int>{1, 4, 5, 2, 8, 9, 7}, keys.to_host()));
+  for (int n : {1, 2, 40, 95, 96}) {
+    std::vector<int> k = random_keys<int>(n, 7, rng), h(std::size_t(n), 0);
+    for (int& f : h) f = rng() % 9 == 0;
+    std::vector<int> expected = k;
+    for (int begin = 0; begin < n;) {
+      int end = begin + 1;
+      while (end < n && !h[std::size_t(end)]) ++end;
+      std::stable_sort(expected.begin() + begin, expected.begin() + end);
+      begin = end;
+    }
+    mgpu::buffer<int> kd(k, ctx), hd(h, ctx);
+    sort_segments_in_one_cta(kd, hd, ctx);
+    EXPECT_TRUE(same(expected, kd.to_host())) << "n=" << n;
+  }
+}
