@@ -579,6 +579,7 @@ const std::vector<primitive>& primitives() {
       entry<bulk_remove_case<removal::alternate>>(streaming),
       entry<bulk_remove_case<removal::random>>(streaming),
       entry<bulk_insert_case>(streaming),
+      segsort_entry<false>("segsort_fixed_2", {sp::fixed, 2}, profile),
       segsort_entry<false>("segsort_fixed_8", {sp::fixed, 8}, profile),
       segsort_entry<false>("segsort_fixed_16", {sp::fixed, 16}, profile),
       segsort_entry<false>("segsort_fixed_96", {sp::fixed, 96}, profile),

@@ -2,7 +2,9 @@
 //
 // Times one primitive under several launch shapes against its CCCL baseline at one size, to
 // choose the defaults in the tuning tables (METHOD: build here, carry, run all variants in one
-// call). Usage: mgpu_tune [log2 n] [reduce|scan|merge|sort|segsort [segment size]]. Not part of the regular benchmark.
+// call). Usage: mgpu_tune [log2 n] [reduce|scan|merge|sort|sortshapes|pairshapes|segshapes|segpairshapes|profile|
+// profilemerge].
+// Not part of the regular benchmark.
 #include "bench_common.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -141,36 +143,177 @@ void tune_mergesort(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) 
   cudaFree(temp);
 }
 
-// Segmented sort of random int32 keys in segments of `size`: against cub::DeviceSegmentedSort,
-// under each launch shape.
+// Mergesort of random int32 key-value pairs: shapes against cub::DeviceMergeSort::SortPairs.
 template <class... Shapes>
-void tune_segmented_sort(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
-  bench::device_array<int> source(n), keys(n), ref(n), ref_out(n);
-  bench::fill_random<int>(source.data(), n, 13, 0, 1 << 30, ctx);
-  std::int64_t segments = (n + size - 1) / size;
-  bench::device_array<int> heads(segments + 1);
-  int* h = heads.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { h[i] = int(i * size < n ? i * size : n); }, segments + 1, ctx);
-  auto reset = [&](int* to) { cudaMemcpyAsync(to, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()); };
+void tune_mergesort_pairs(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
+  bench::device_array<int> source(n), keys(n), values(n), ref(n), ref_values(n);
+  bench::fill_random<int>(source.data(), n, 11, 0, 1 << 30, ctx);
+  auto reset = [&](int* k, int* v) {
+    cudaMemcpyAsync(k, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+    cudaMemcpyAsync(v, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+  };
   void* temp = nullptr;
   std::size_t bytes = 0;
-  MGPU_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, ref.data(), ref_out.data(), int(n), int(segments), h, h + 1, ctx.stream()));
+  MGPU_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(temp, bytes, ref.data(), ref_values.data(), n, mgpu::less<int>(), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  reset(ref.data());
-  double cub_ms = bench::median_ms([&] { cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, ref.data(), ref_out.data(), int(n), int(segments), h, h + 1, ctx.stream()); },
+  double cub_ms = bench::median_ms([&] { reset(ref.data(), ref_values.data()); cub::DeviceMergeSort::SortPairs(temp, bytes, ref.data(), ref_values.data(), n, mgpu::less<int>(), ctx.stream()); },
                                    2, 7, ctx.stream(), &flush);
-  double copy_ms = bench::median_ms([&] { reset(keys.data()); }, 2, 7, ctx.stream(), &flush);
-  std::printf("segmented sort int32 n=%lld segments of %d: cub %.4f ms, reset copy %.4f ms\n", (long long)n, size, cub_ms,
-              copy_ms);
+  std::printf("mergesort pairs int32 n=%lld: cub %.4f ms (with two reset copies)\n", (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double mgpu_ms = bench::median_ms([&] { reset(keys.data()); mgpu::segmented_sort<P>(keys.data(), n, mgpu::segments_by_heads(h, segments), mgpu::less<int>(), ctx); },
-                                      2, 7, ctx.stream(), &flush);
+    double ms = bench::median_ms([&] { reset(keys.data(), values.data()); mgpu::mergesort<P>(keys.data(), values.data(), n, mgpu::less<int>(), ctx); },
+                                 2, 7, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(keys.data(), ref.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
+// The segment heads of a profile: fixed sizes (size > 0), one segment (size 0), or half the keys
+// in one segment and the rest in segments of 8 (size < 0); with `random`, sizes drawn from
+// [0, size].
+std::vector<int> profile_heads(std::int64_t n, int size, bool random = false) {
+  std::vector<int> h;
+  std::int64_t s = 0;
+  if (random) {
+    for (std::uint64_t i = 0; s < n; ++i) {
+      h.push_back(int(s));
+      s += std::int64_t(bench::mix64(77 ^ bench::mix64(i)) % std::uint64_t(size + 1));
+    }
+  } else if (size > 0) {
+    for (; s < n; s += size) h.push_back(int(s));
+  } else {
+    h.push_back(0);
+    if (size < 0)
+      for (s = n / 2; s < n; s += 8) h.push_back(int(s));
+  }
+  return h;
+}
+
+// Segmented sort of random int32 keys (and values) by profile_heads(n, size, random): against
+// cub::DeviceSegmentedSort, under each launch shape.
+template <bool pairs, class... Shapes>
+void tune_segmented_sort(mgpu::context& ctx, std::int64_t n, int size, bool random, bench::l2_flush& flush) {
+  bench::device_array<int> source(n), keys(n), values(pairs ? n : 0), ref(n), ref_out(n), ref_values(pairs ? n : 0),
+      ref_values_out(pairs ? n : 0);
+  bench::fill_random<int>(source.data(), n, 13, 0, 1 << 30, ctx);
+  std::vector<int> host_heads = profile_heads(n, size, random);
+  std::int64_t segments = std::int64_t(host_heads.size());
+  host_heads.push_back(int(n));
+  bench::device_array<int> heads(segments + 1);
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), host_heads.data(), host_heads.size() * sizeof(int), cudaMemcpyHostToDevice));
+  int* h = heads.data();
+  auto reset = [&](int* k, int* v) {
+    cudaMemcpyAsync(k, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+    if (pairs) cudaMemcpyAsync(v, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+  };
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_sort = [&] {
+    if constexpr (pairs)
+      return cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, ref.data(), ref_out.data(), ref_values.data(),
+                                                       ref_values_out.data(), int(n), int(segments), h, h + 1,
+                                                       ctx.stream());
+    else
+      return cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, ref.data(), ref_out.data(), int(n), int(segments), h,
+                                                      h + 1, ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_sort());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  reset(ref.data(), ref_values.data());
+  double cub_ms = bench::median_ms([&] { cub_sort(); }, 1, 5, ctx.stream(), &flush);
+  double copy_ms = bench::median_ms([&] { reset(keys.data(), values.data()); }, 2, 7, ctx.stream(), &flush);
+  std::printf("segmented sort %s int32 n=%lld, %s %d: cub %.4f ms, reset copy %.4f ms\n", pairs ? "pairs" : "keys",
+              (long long)n, random ? "random sizes 0.." : size > 0 ? "segments of" : size == 0 ? "one segment" : "half in one",
+              size, cub_ms, copy_ms);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    auto segs = mgpu::segments_by_heads(h, segments);
+    double mgpu_ms = bench::median_ms([&] {
+      reset(keys.data(), values.data());
+      if constexpr (pairs)
+        mgpu::segmented_sort<P>(keys.data(), values.data(), n, segs, mgpu::less<int>(), ctx);
+      else
+        mgpu::segmented_sort<P>(keys.data(), n, segs, mgpu::less<int>(), ctx);
+    }, 2, 7, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(keys.data(), ref_out.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms (minus the reset copy)  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas,
+    if (pairs && !m.count) m = bench::compare_arrays(values.data(), ref_values_out.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d,%2d> %.4f ms (minus the reset copy)  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas,
                 mgpu_ms - copy_ms, cub_ms / (mgpu_ms - copy_ms), m.count ? "MISMATCH" : "ok");
   };
   (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
+// One run of each call below (after one warm-up run of it), each preceded by a marker kernel of
+// 1000 + i CTAs, for a per-kernel breakdown under `ncu --metrics gpu__time_duration.sum`.
+void marker_kernel(int ctas, mgpu::context& ctx) {
+  mgpu::cta_launch<mgpu::launch_params<32, 1>>([] MGPU_LAMBDA(int, int) {}, ctas, ctx);
+}
+
+void profile_kernels(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> source(n), keys(n), other(n), out(n);
+  bench::fill_random<int>(source.data(), n, 21, 0, 1 << 30, ctx);
+  auto reset = [&] { cudaMemcpyAsync(keys.data(), source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()); };
+  int id = 0;
+  auto step = [&](const char* what, auto&& f) {
+    for (int r = 0; r < 2; ++r) {
+      reset();
+      MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+      if (r == 1) {
+        marker_kernel(1000 + id, ctx);
+        std::printf("marker %d: %s\n", 1000 + id, what);
+      }
+      f();
+      MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+    }
+    ++id;
+  };
+  void* temp = nullptr;
+  std::size_t bytes = 0, most = 0;
+  MGPU_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp, bytes, keys.data(), n, mgpu::less<int>(), ctx.stream()));
+  most = bytes;
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, most + (std::size_t(1) << 20)));
+  step("mgpu::mergesort keys", [&] { mgpu::mergesort(keys.data(), n, mgpu::less<int>(), ctx); });
+  step("cub mergesort keys", [&] { cub::DeviceMergeSort::SortKeys(temp, bytes, keys.data(), n, mgpu::less<int>(), ctx.stream()); });
+  // merge of the two sorted halves (sorted by the mergesort above, reset afterwards)
+  cudaMemcpyAsync(other.data(), source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+  mgpu::radix_sort(other.data(), n / 2, ctx);
+  mgpu::radix_sort(other.data() + n / 2, n / 2, ctx);
+  step("mgpu::merge keys", [&] { mgpu::merge(other.data(), n / 2, other.data() + n / 2, n / 2, out.data(), mgpu::less<int>(), ctx); });
+  struct prof { const char* name; int size; bool random; };
+  for (prof p : {prof{"segsort fixed 8", 8, false}, prof{"segsort fixed 96", 96, false}, prof{"segsort fixed 128", 128, false},
+                 prof{"segsort fixed 1024", 1024, false}, prof{"segsort random 0..128", 128, true}, prof{"segsort one", 0, false},
+                 prof{"segsort half one", -1, false}}) {
+    std::vector<int> h = profile_heads(n, p.size, p.random);
+    bench::device_array<int> heads(std::int64_t(h.size()));
+    MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+    step(p.name, [&] { mgpu::segmented_sort(keys.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size())), mgpu::less<int>(), ctx); });
+  }
+  cudaFree(temp);
+}
+
+// One merge of two sorted int32 halves by mgpu, then by CUB, twice (the first a warm-up), for a
+// per-kernel breakdown under ncu.
+void profile_merge(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> in(n), out(n);
+  bench::fill_random<int>(in.data(), n, 5, 0, 1 << 30, ctx);
+  mgpu::radix_sort(in.data(), n / 2, ctx);
+  mgpu::radix_sort(in.data() + n / 2, n / 2, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_merge = [&] {
+    return cub::DeviceMerge::MergeKeys(temp, bytes, in.data(), n / 2, in.data() + n / 2, n / 2, out.data(),
+                                       mgpu::less<int>(), ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_merge());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  for (int r = 0; r < 2; ++r) {
+    mgpu::merge(in.data(), n / 2, in.data() + n / 2, n / 2, out.data(), mgpu::less<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_merge());
+  }
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   cudaFree(temp);
 }
 
@@ -200,12 +343,27 @@ int main(int argc, char** argv) {
                  lpm<256, 15, 8>, lp<256, 30>, lp<1024, 7>, lp<512, 17>>(ctx, n, flush);
       tune_merge<true, lp<128, 15>, lp<256, 15>, lp<512, 7>, lp<512, 11>, lp<512, 15>, lp<256, 11>>(ctx, n, flush);
     }
-    if (what == "all" || what == "sort") {
+    if (what == "all" || what == "sort")
       tune_mergesort<lp<256, 11>, lp<256, 15>, lp<128, 15>, lp<256, 7>, lp<512, 11>, lp<128, 23>>(ctx, n, flush);
-      for (int size : {8, 128, 1024, 1 << 20}) tune_segmented_sort<lp<256, 11>>(ctx, n, size, flush);
-    }
-    if (what == "segsort")
-      tune_segmented_sort<lp<256, 11>, lpm<256, 11, 5>>(ctx, n, argc > 3 ? std::atoi(argv[3]) : 8, flush);
+    if (what == "profile") profile_kernels(ctx, n);
+    if (what == "profilemerge") profile_merge(ctx, n);
+    if (what == "sortshapes")
+      tune_mergesort<lp<256, 11>, lp<256, 15>, lp<256, 17>, lp<128, 15>, lp<512, 11>, lp<512, 15>, lp<128, 23>,
+                     lp<256, 23>, lp<256, 27>>(ctx, n, flush);
+    if (what == "pairshapes")
+      tune_mergesort_pairs<lp<256, 11>, lp<256, 7>, lp<256, 15>, lp<128, 15>, lp<512, 11>>(ctx, n, flush);
+    // Segmented sort shapes over the benchmark's profiles: keys, then pairs.
+    if (what == "segshape")  // one profile: mgpu_tune LOG2N segshape SIZE [random]
+      tune_segmented_sort<false, lp<256, 11>, lpm<256, 11, 6>, lp<256, 15>, lpm<128, 15, 0>, lpm<128, 15, 8>>(
+          ctx, n, argc > 3 ? std::atoi(argv[3]) : 8, argc > 4, flush);
+    if (what == "segshapes")
+      for (auto [size, random] : {std::pair{8, false}, {96, false}, {1024, false}, {128, true}, {0, false}, {-1, false}})
+        tune_segmented_sort<false, lp<256, 11>, lpm<128, 15, 0>, lpm<128, 15, 8>, lpm<128, 15, 10>, lpm<128, 15, 12>>(
+            ctx, n, size, random, flush);
+    if (what == "segpairshapes")
+      for (auto [size, random] : {std::pair{8, false}, {1024, false}, {128, true}, {0, false}})
+        tune_segmented_sort<true, lp<256, 11>, lpm<128, 11, 8>, lpm<128, 15, 8>, lpm<128, 11, 10>, lpm<256, 7, 5>>(
+            ctx, n, size, random, flush);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;
