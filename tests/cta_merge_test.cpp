@@ -619,3 +619,28 @@ MGPU_TEST(CtaMerge, CtaSegmentedSortDocumentedExample) {
     EXPECT_TRUE(same(expected, kd.to_host())) << "n=" << n;
   }
 }
+
+// The partition kernels reject bad arguments before launching anything.
+MGPU_TEST(CtaMerge, PartitionsRejectBadArguments) {
+  mgpu::context ctx;
+  mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx);
+  const int* null = nullptr;
+  auto less = mgpu::less<int>();
+  EXPECT_THROW(mgpu::merge_path_partitions(a.data(), 3, a.data(), 3, 0, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::merge_path_partitions(a.data(), -1, a.data(), 3, 2, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::merge_path_partitions(a.data(), 3, a.data(), -2, 2, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::merge_path_partitions(null, 3, a.data(), 3, 2, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::merge_path_partitions(a.data(), 3, null, 3, 2, less, ctx), std::invalid_argument);
+  EXPECT_NO_THROW(mgpu::merge_path_partitions(null, 0, a.data(), 3, 2, less, ctx));
+  EXPECT_THROW(mgpu::binary_search_partitions(a.data(), 3, 10, 0, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::binary_search_partitions(a.data(), -1, 10, 4, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::binary_search_partitions(a.data(), 3, -10, 4, less, ctx), std::invalid_argument);
+  EXPECT_THROW(mgpu::binary_search_partitions(null, 3, 10, 4, less, ctx), std::invalid_argument);
+  try {
+    mgpu::merge_path_partitions(null, 3, a.data(), 3, 2, less, ctx);
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("mgpu::merge_path_partitions"), std::string::npos) << what;
+    EXPECT_NE(what.find("'a'"), std::string::npos) << what;
+  }
+}

@@ -19,11 +19,17 @@ using search_params = launch_params<128, 1>;
 
 // partitions[i] = merge_path<B>(a, a_count, b, b_count, min(i * spacing, a_count + b_count), comp)
 // for i in [0, ceil((a_count + b_count) / spacing)]: how many of a's elements the merge's first
-// i * spacing outputs take. Stream-ordered.
+// i * spacing outputs take. Stream-ordered. Throws std::invalid_argument for negative counts, null
+// pointers with non-zero counts, or a spacing that is not positive.
 template <bounds B = bounds::lower, typename AIt, typename BIt, typename Comp>
 buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count,
                                            std::int64_t spacing, Comp comp, context& ctx) {
-  if (spacing <= 0) detail::throw_argument("mgpu::merge_path_partitions", "spacing", "must be positive");
+  const char* fn = "mgpu::merge_path_partitions";
+  detail::check_count(fn, "a_count", a_count);
+  detail::check_count(fn, "b_count", b_count);
+  detail::check_pointer(fn, "a", a, a_count);
+  detail::check_pointer(fn, "b", b, b_count);
+  if (spacing <= 0) detail::throw_argument(fn, "spacing", "must be positive");
   std::int64_t total = a_count + b_count;
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<std::int64_t> partitions(count, ctx);
@@ -37,11 +43,16 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
 
 // partitions[i] = binary_search<B>(keys, count, key_of(i * spacing), comp) for i in
 // [0, ceil(items / spacing)], with the last boundary at `items`: where each tile of `items`
-// positions starts in a sorted list of keys (positions, say, of removals or insertions).
+// positions starts in a sorted list of keys (positions, say, of removals or insertions). Throws
+// std::invalid_argument as merge_path_partitions does.
 template <bounds B = bounds::lower, typename KeyIt, typename Comp>
 buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, std::int64_t items,
                                               std::int64_t spacing, Comp comp, context& ctx) {
-  if (spacing <= 0) detail::throw_argument("mgpu::binary_search_partitions", "spacing", "must be positive");
+  const char* fn = "mgpu::binary_search_partitions";
+  detail::check_count(fn, "count", count);
+  detail::check_count(fn, "items", items);
+  detail::check_pointer(fn, "keys", keys, count);
+  if (spacing <= 0) detail::throw_argument(fn, "spacing", "must be positive");
   std::int64_t partitions_count = div_up(items, spacing) + 1;
   buffer<std::int64_t> partitions(partitions_count, ctx);
   std::int64_t* p = partitions.data();
