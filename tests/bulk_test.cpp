@@ -304,22 +304,6 @@ MGPU_TEST(Bulk, IteratorInputsAndOutputs) {
 
 namespace {
 
-// Calls f and expects std::invalid_argument (not precondition_error) whose message names the
-// function and the parameter.
-void expect_invalid_argument(const char* function, const char* parameter, const std::function<void()>& f) {
-  SCOPED_TRACE(std::string(function) + " '" + parameter + "'");
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (const mgpu::precondition_error& e) {
-    ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
-  } catch (const std::invalid_argument& e) {
-    std::string what = e.what();
-    EXPECT_NE(what.find(function), std::string::npos) << what;
-    EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
-  }
-}
-
 // Calls f in checked mode and expects precondition_error naming the function and `problem`.
 void expect_precondition_error(mgpu::context& ctx, const char* function, const char* problem,
                                const std::function<void()>& f) {

@@ -185,22 +185,6 @@ MGPU_TEST(MergeSort, BadArgumentsThrowAndWriteNothing) {
 
 namespace {
 
-// Calls f and expects std::invalid_argument (not precondition_error) whose message names the
-// function and the parameter.
-void expect_invalid_argument(const char* function, const char* parameter, const std::function<void()>& f) {
-  SCOPED_TRACE(std::string(function) + " '" + parameter + "'");
-  try {
-    f();
-    ADD_FAILURE() << "no exception";
-  } catch (const mgpu::precondition_error& e) {
-    ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
-  } catch (const std::invalid_argument& e) {
-    std::string what = e.what();
-    EXPECT_NE(what.find(function), std::string::npos) << what;
-    EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
-  }
-}
-
 // Input shapes (a_count, b_count) whose totals are 1, nv - 1, nv and a few tiles: one side empty,
 // one side a single key, and an even split.
 std::vector<std::pair<std::int64_t, std::int64_t>> merge_shapes(std::int64_t nv) {

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -144,6 +146,22 @@ template <typename T>
     }
   if (!wrong) return ::testing::AssertionSuccess();
   return result << "\n  " << wrong << " of " << expected.size() << " elements differ";
+}
+
+// Calls f and expects std::invalid_argument (not precondition_error) whose message names the
+// function and the parameter.
+inline void expect_invalid_argument(const char* function, const char* parameter, const std::function<void()>& f) {
+  SCOPED_TRACE(std::string(function) + " '" + parameter + "'");
+  try {
+    f();
+    ADD_FAILURE() << "no exception";
+  } catch (const mgpu::precondition_error& e) {
+    ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find(function), std::string::npos) << what;
+    EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
+  }
 }
 
 }  // namespace mgpu_test
