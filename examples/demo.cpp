@@ -51,6 +51,13 @@ std::vector<int> random_ints(int count, int range, unsigned seed) {
   return values;
 }
 
+// The letters a, b, c, ... : values that name their position in the input.
+std::vector<char> letters(int count) {
+  std::vector<char> values(std::size_t(count), 'a');
+  for (int i = 0; i < count; ++i) values[std::size_t(i)] = char('a' + i);
+  return values;
+}
+
 // ---- reduce and scan ---------------------------------------------------------------------------
 
 void demo_reduce_scan(mgpu::context& ctx) {
@@ -227,8 +234,20 @@ void demo_merge_sort(mgpu::context& ctx) {
   mgpu::mergesort(pair_keys.data(), pair_values.data(), m, mgpu::less<>(), ctx);
   std::printf("\nSorted keys:\n");
   print_array(pair_keys, "%4d");
-  std::printf("\nSorted values (original positions; mergesort_indices writes the same):\n");
+  std::printf("\nSorted values (original positions: what mergesort_indices, below, writes):\n");
   print_array(pair_values, "%4d");
+
+  std::printf("\n\nMERGESORT INDICES DEMONSTRATION:\n\n");
+  // The sorting permutation without a values array: indices[i] is where sorted key i was.
+  const int k = 10;
+  mgpu::buffer<int> idx_keys(std::vector<int>{5, 3, 8, 3, 1, 9, 5, 0, 7, 3}, ctx), indices(k, ctx);
+  std::printf("Input keys:\n");
+  print_array(idx_keys, "%4d");
+  mgpu::mergesort_indices(idx_keys.data(), k, indices.data(), mgpu::less<>(), ctx);
+  std::printf("\nmergesort_indices, sorted keys:\n");
+  print_array(idx_keys, "%4d");
+  std::printf("\nIndices (original position of each sorted key; equal keys in input order):\n");
+  print_array(indices, "%4d");
 
   std::printf("\n\nSEGMENTED SORT DEMONSTRATION:\n\n");
   // Segments of 1 to 20 keys: each head is where a segment starts.
@@ -246,6 +265,32 @@ void demo_merge_sort(mgpu::context& ctx) {
   std::printf("\nsegmented_sort (each segment sorted on its own):\n");
   print_array(seg_keys, "%4d");
 
+  std::printf("\n\nSEGMENTED SORT PAIRS AND INDICES DEMONSTRATION:\n\n");
+  // Segments [0, 4), [4, 5), [5, 11), [11, 16), [16, 20) given by head flags: bit i % 32 of word
+  // i / 32 set means element i starts a segment. Values are letters in input order.
+  const int f = 20;
+  std::vector<unsigned> flag_words(std::size_t(mgpu::div_up(f, 32)), 0u);
+  for (int h : {0, 4, 5, 11, 16}) flag_words[std::size_t(h / 32)] |= 1u << (h % 32);
+  const std::vector<int> flag_keys = {7, 2, 9, 2, 5, 8, 1, 8, 0, 6, 3, 4, 4, 9, 1, 4, 3, 0, 2, 1};
+  mgpu::buffer<unsigned> seg_flags(flag_words, ctx);
+  mgpu::buffer<int> fkeys(flag_keys, ctx), fkeys2(flag_keys, ctx), findices(f, ctx);
+  mgpu::buffer<char> fvalues(letters(f), ctx);
+  std::printf("Head flags (word 0 = 0x%08x; 1 marks a segment start):\n", flag_words[0]);
+  print_rows(std::size_t(f), [&](std::size_t i) { std::printf("%4u", (flag_words[i / 32] >> (i % 32)) & 1u); });
+  std::printf("\nInput keys:\n");
+  print_array(fkeys, "%4d");
+  std::printf("\nInput values:\n");
+  print_array(fvalues, "%4c");
+  auto flagged = mgpu::segments_by_flags(seg_flags.data());
+  mgpu::segmented_sort(fkeys.data(), fvalues.data(), f, flagged, mgpu::less<>(), ctx);
+  std::printf("\nsegmented_sort (pairs), keys:\n");
+  print_array(fkeys, "%4d");
+  std::printf("\nValues (moved with their keys; equal keys keep input order):\n");
+  print_array(fvalues, "%4c");
+  mgpu::segmented_sort_indices(fkeys2.data(), f, flagged, findices.data(), mgpu::less<>(), ctx);
+  std::printf("\nsegmented_sort_indices of the same input, indices:\n");
+  print_array(findices, "%4d");
+
   std::printf("\n\nLOCALITY SORT DEMONSTRATION:\n\n");
   // Nearly sorted: key i is i plus a random 0 to 9, so every key is near its place.
   std::vector<int> nearly = random_ints(m, 10, 2020);
@@ -256,6 +301,43 @@ void demo_merge_sort(mgpu::context& ctx) {
   mgpu::locality_sort(local_keys.data(), m, mgpu::less<>(), ctx);
   std::printf("\nlocality_sort:\n");
   print_array(local_keys, "%4d");
+}
+
+// ---- radix sort --------------------------------------------------------------------------------
+
+void demo_radix_sort(mgpu::context& ctx) {
+  std::printf("\n\nRADIX SORT KEYS DEMONSTRATION:\n\n");
+  const int n = 10;
+  const std::vector<int> input = {170, -45, 75, -90, 802, 24, 2, 66, -1, 0};
+  mgpu::buffer<int> keys(input, ctx);
+  std::printf("Input keys:\n");
+  print_array(keys, "%4d");
+  mgpu::radix_sort(keys.data(), n, ctx);
+  std::printf("\nradix_sort (ascending):\n");
+  print_array(keys, "%4d");
+  mgpu::radix_sort(keys.data(), n, mgpu::radix_order::descending, ctx);
+  std::printf("\nradix_sort (radix_order::descending):\n");
+  print_array(keys, "%4d");
+
+  std::printf("\n\nRADIX SORT PAIRS DEMONSTRATION:\n\n");
+  // Each value is a letter naming its key's input position (a = 0, b = 1, ...); items print as
+  // key then value. Equal keys keep their input order, descending included: the sort is stable.
+  const std::vector<int> pair_input = {3, 1, 3, 0, 2, 1, 3, 0, 2, 1};
+  auto print_pairs = [](const mgpu::buffer<int>& k, const mgpu::buffer<char>& v) {
+    std::vector<int> hk = k.to_host();
+    std::vector<char> hv = v.to_host();
+    print_rows(hk.size(), [&](std::size_t i) { std::printf("%3d%c", hk[i], hv[i]); });
+  };
+  mgpu::buffer<int> asc_keys(pair_input, ctx), desc_keys(pair_input, ctx);
+  mgpu::buffer<char> asc_values(letters(n), ctx), desc_values(letters(n), ctx);
+  std::printf("Input pairs:\n");
+  print_pairs(asc_keys, asc_values);
+  mgpu::radix_sort(asc_keys.data(), asc_values.data(), n, ctx);
+  std::printf("\nradix_sort (pairs, ascending):\n");
+  print_pairs(asc_keys, asc_values);
+  mgpu::radix_sort(desc_keys.data(), desc_values.data(), n, mgpu::radix_order::descending, ctx);
+  std::printf("\nradix_sort (pairs, radix_order::descending):\n");
+  print_pairs(desc_keys, desc_values);
 }
 
 }  // namespace
@@ -273,6 +355,7 @@ int main() {
     demo_write_your_own_kernel(ctx);
     demo_bulk(ctx);
     demo_merge_sort(ctx);
+    demo_radix_sort(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());
