@@ -178,23 +178,10 @@ MGPU_TEST(LocalitySort, PairsBadArgumentsThrowAndWriteNothing) {
   const std::vector<double> original_values{0.5, 1.5, 2.5, 3.5};
   mgpu::buffer<int> keys(original, ctx);
   mgpu::buffer<double> values(original_values, ctx);
-  auto expect_invalid_argument = [&](const char* parameter, const std::function<void()>& f) {
-    SCOPED_TRACE(parameter);
-    try {
-      f();
-      ADD_FAILURE() << "no exception";
-    } catch (const mgpu::precondition_error& e) {
-      ADD_FAILURE() << "precondition_error instead of invalid_argument: " << e.what();
-    } catch (const std::invalid_argument& e) {
-      std::string what = e.what();
-      EXPECT_NE(what.find("mgpu::locality_sort"), std::string::npos) << what;
-      EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
-    }
-  };
-  expect_invalid_argument("values", [&] { mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 4, mgpu::less<>(), ctx); });
-  expect_invalid_argument("values", [&] { mgpu::locality_sort(keys.data(), keys.data() + 1, 3, mgpu::less<>(), ctx); });
-  expect_invalid_argument("keys", [&] { mgpu::locality_sort(static_cast<int*>(nullptr), values.data(), 4, mgpu::less<>(), ctx); });
-  expect_invalid_argument("count", [&] { mgpu::locality_sort(keys.data(), values.data(), -4, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::locality_sort", "values", [&] { mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 4, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::locality_sort", "values", [&] { mgpu::locality_sort(keys.data(), keys.data() + 1, 3, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::locality_sort", "keys", [&] { mgpu::locality_sort(static_cast<int*>(nullptr), values.data(), 4, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::locality_sort", "count", [&] { mgpu::locality_sort(keys.data(), values.data(), -4, mgpu::less<>(), ctx); });
   EXPECT_TRUE(same(original, keys.to_host()));
   EXPECT_TRUE(same(original_values, values.to_host()));
   mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 0, mgpu::less<>(), ctx);  // nothing to do

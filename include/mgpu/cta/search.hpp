@@ -58,21 +58,18 @@ MGPU_HOST_DEVICE void merge_path_pair(AIt a, Int a_count, BIt b, Int b_count, In
   auto a_first = [&](Int mid, Int diag) {
     return B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
   };
+  // One halving of a search's range [begin, end), unless it is done.
+  auto step = [&](Int& begin, Int& end, Int diag) {
+    if (begin >= end) return;
+    Int mid = begin + (end - begin) / 2;
+    if (a_first(mid, diag))
+      begin = mid + 1;
+    else
+      end = mid;
+  };
   while (begin0 < end0 || begin1 < end1) {
-    if (begin0 < end0) {
-      Int mid = begin0 + (end0 - begin0) / 2;
-      if (a_first(mid, diag0))
-        begin0 = mid + 1;
-      else
-        end0 = mid;
-    }
-    if (begin1 < end1) {
-      Int mid = begin1 + (end1 - begin1) / 2;
-      if (a_first(mid, diag1))
-        begin1 = mid + 1;
-      else
-        end1 = mid;
-    }
+    step(begin0, end0, diag0);
+    step(begin1, end1, diag1);
   }
   x0 = begin0;
   x1 = begin1;
