@@ -102,7 +102,8 @@ MGPU_TEST(LargeCounts, Mergesort2To31) {
   fill_keys_and_sources(keys.data(), sources.data(), n, key_of, ctx);
   auto one_segment = [] MGPU_LAMBDA(std::int64_t) { return 0; };
   // The check can fail: about half the positions of the unsorted input break it.
-  EXPECT_GT(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, one_segment, ctx), (unsigned long long)(n / 4));
+  EXPECT_GT(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, one_segment, ctx),
+            (unsigned long long)(n / 4));
   mgpu::mergesort(keys.data(), sources.data(), n, mgpu::less<>(), ctx);
   EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, one_segment, ctx), 0ull);
 
