@@ -22,11 +22,26 @@ using mgpu_test::quick;
 const std::int64_t over_2_to_31 = (std::int64_t(1) << 31) + 1000003;
 
 // A well-mixed uint8 key for source position i.
-MGPU_HOST_DEVICE std::uint8_t hashed_key(std::int64_t i) {
-  std::uint64_t x = std::uint64_t(i) * 0x9e3779b97f4a7c15ull;
-  x ^= x >> 29;
-  return std::uint8_t(x >> 56);
-}
+struct hashed_key {
+  MGPU_HOST_DEVICE std::uint8_t operator()(std::int64_t i) const {
+    std::uint64_t x = std::uint64_t(i) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    return std::uint8_t(x >> 56);
+  }
+};
+
+// Nearly sorted keys: i with its low 10 bits scrambled, over 2^24, so a key is displaced by less
+// than 1024 positions.
+struct nearly_sorted_key {
+  MGPU_HOST_DEVICE std::uint8_t operator()(std::int64_t i) const {
+    return std::uint8_t((i ^ (hashed_key()(i) * 4)) >> 24);
+  }
+};
+
+// Every position in segment 0.
+struct one_segment {
+  MGPU_HOST_DEVICE int operator()(std::int64_t) const { return 0; }
+};
 
 // How many i in [0, n) fail ok(i), counted on the device.
 template <typename Ok>
@@ -55,14 +70,21 @@ unsigned long long count_different(const T* x, const T* y, std::int64_t n, mgpu:
   return count_failing(n, [=] MGPU_LAMBDA(std::int64_t i) { return x[i] == y[i]; }, ctx);
 }
 
-// keys[i] = key_of(i), sources[i] = i.
+// n keys key_of(i) and their source positions i, on the device.
+struct keyed_sources {
+  mgpu::buffer<std::uint8_t> keys;
+  mgpu::buffer<std::uint32_t> sources;
+};
 template <typename KeyOf>
-void fill_keys_and_sources(std::uint8_t* keys, std::uint32_t* sources, std::int64_t n, KeyOf key_of,
-                           mgpu::context& ctx) {
+keyed_sources make_keyed_sources(std::int64_t n, KeyOf key_of, mgpu::context& ctx) {
+  keyed_sources input{mgpu::buffer<std::uint8_t>(n, ctx), mgpu::buffer<std::uint32_t>(n, ctx)};
+  std::uint8_t* keys = input.keys.data();
+  std::uint32_t* sources = input.sources.data();
   mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) {
     keys[i] = key_of(i);
     sources[i] = std::uint32_t(i);
   }, n, ctx);
+  return input;
 }
 
 }  // namespace
@@ -86,8 +108,7 @@ MGPU_TEST(LargeCounts, Merge2To31) {
   mgpu::merge(pa, mgpu::make_counting_iterator<std::uint32_t>(0), a_count, pb,
               mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(a_count)), b_count, keys.data(),
               sources.data(), mgpu::less<>(), ctx);
-  auto one_segment = [] MGPU_LAMBDA(std::int64_t) { return 0; };
-  EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), total, key_of, one_segment, ctx), 0ull);
+  EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), total, key_of, one_segment(), ctx), 0ull);
   mgpu::merge(pa, a_count, pb, b_count, keys_only.data(), mgpu::less<>(), ctx);
   EXPECT_EQ(count_different(keys.data(), keys_only.data(), total, ctx), 0ull);
 }
@@ -96,22 +117,17 @@ MGPU_TEST(LargeCounts, Mergesort2To31) {
   if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
   mgpu::context ctx;
   const std::int64_t n = over_2_to_31;
-  auto key_of = [] MGPU_LAMBDA(std::int64_t source) { return hashed_key(source); };
-  mgpu::buffer<std::uint8_t> keys(n, ctx);
-  mgpu::buffer<std::uint32_t> sources(n, ctx);
-  fill_keys_and_sources(keys.data(), sources.data(), n, key_of, ctx);
-  auto one_segment = [] MGPU_LAMBDA(std::int64_t) { return 0; };
+  keyed_sources input = make_keyed_sources(n, hashed_key(), ctx);
+  std::uint8_t* keys = input.keys.data();
+  std::uint32_t* sources = input.sources.data();
   // The check can fail: about half the positions of the unsorted input break it.
-  EXPECT_GT(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, one_segment, ctx),
-            (unsigned long long)(n / 4));
-  mgpu::mergesort(keys.data(), sources.data(), n, mgpu::less<>(), ctx);
-  EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, one_segment, ctx), 0ull);
+  EXPECT_GT(count_not_stably_sorted(keys, sources, n, hashed_key(), one_segment(), ctx), (unsigned long long)(n / 4));
+  mgpu::mergesort(keys, sources, n, mgpu::less<>(), ctx);
+  EXPECT_EQ(count_not_stably_sorted(keys, sources, n, hashed_key(), one_segment(), ctx), 0ull);
 
-  mgpu::buffer<std::uint8_t> keys_only(n, ctx);
-  std::uint8_t* k = keys_only.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { k[i] = hashed_key(i); }, n, ctx);
-  mgpu::mergesort(k, n, mgpu::less<>(), ctx);
-  EXPECT_EQ(count_different(keys.data(), k, n, ctx), 0ull);
+  keyed_sources keys_only = make_keyed_sources(n, hashed_key(), ctx);
+  mgpu::mergesort(keys_only.keys.data(), n, mgpu::less<>(), ctx);
+  EXPECT_EQ(count_different(keys, keys_only.keys.data(), n, ctx), 0ull);
 }
 
 // Long segments (3 * 2^20 + 1: merged by the level passes) given by heads, and short ones (100:
@@ -120,18 +136,15 @@ MGPU_TEST(LargeCounts, SegmentedSort2To31) {
   if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
   mgpu::context ctx;
   const std::int64_t n = over_2_to_31;
-  auto key_of = [] MGPU_LAMBDA(std::int64_t source) { return hashed_key(source); };
-  mgpu::buffer<std::uint8_t> keys(n, ctx);
-  mgpu::buffer<std::uint32_t> sources(n, ctx);
 
   const std::int64_t long_segment = (std::int64_t(3) << 20) + 1;
-  fill_keys_and_sources(keys.data(), sources.data(), n, key_of, ctx);
-  mgpu::segmented_sort(keys.data(), sources.data(), n,
+  keyed_sources input = make_keyed_sources(n, hashed_key(), ctx);
+  mgpu::segmented_sort(input.keys.data(), input.sources.data(), n,
                        mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(0, long_segment),
                                                (n + long_segment - 1) / long_segment),
                        mgpu::less<>(), ctx);
   auto in_long = [=] MGPU_LAMBDA(std::int64_t i) { return i / long_segment; };
-  EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, in_long, ctx), 0ull);
+  EXPECT_EQ(count_not_stably_sorted(input.keys.data(), input.sources.data(), n, hashed_key(), in_long, ctx), 0ull);
 
   const std::int64_t short_segment = 100;
   mgpu::buffer<unsigned> flags((n + 31) / 32, ctx);
@@ -142,27 +155,21 @@ MGPU_TEST(LargeCounts, SegmentedSort2To31) {
       if ((32 * word + bit) % short_segment == 0) bits |= 1u << bit;
     f[word] = bits;
   }, (n + 31) / 32, ctx);
-  fill_keys_and_sources(keys.data(), sources.data(), n, key_of, ctx);
-  mgpu::segmented_sort(keys.data(), sources.data(), n, mgpu::segments_by_flags(f), mgpu::less<>(), ctx);
+  input = make_keyed_sources(n, hashed_key(), ctx);
+  mgpu::segmented_sort(input.keys.data(), input.sources.data(), n, mgpu::segments_by_flags(f), mgpu::less<>(), ctx);
   auto in_short = [=] MGPU_LAMBDA(std::int64_t i) { return i / short_segment; };
-  EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, in_short, ctx), 0ull);
+  EXPECT_EQ(count_not_stably_sorted(input.keys.data(), input.sources.data(), n, hashed_key(), in_short, ctx), 0ull);
 }
 
-// Nearly sorted: position i's key is (i with its low 10 bits scrambled) / 2^24, so keys are
-// displaced by less than 1024 positions.
 MGPU_TEST(LargeCounts, LocalitySort2To31) {
   if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
   mgpu::context ctx;
   const std::int64_t n = over_2_to_31;
-  auto key_of = [] MGPU_LAMBDA(std::int64_t source) {
-    return std::uint8_t((source ^ (hashed_key(source) * 4)) >> 24);
-  };
-  mgpu::buffer<std::uint8_t> keys(n, ctx);
-  mgpu::buffer<std::uint32_t> sources(n, ctx);
-  fill_keys_and_sources(keys.data(), sources.data(), n, key_of, ctx);
-  mgpu::locality_sort(keys.data(), sources.data(), n, mgpu::less<>(), ctx);
-  auto one_segment = [] MGPU_LAMBDA(std::int64_t) { return 0; };
-  EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), n, key_of, one_segment, ctx), 0ull);
+  keyed_sources input = make_keyed_sources(n, nearly_sorted_key(), ctx);
+  mgpu::locality_sort(input.keys.data(), input.sources.data(), n, mgpu::less<>(), ctx);
+  EXPECT_EQ(
+      count_not_stably_sorted(input.keys.data(), input.sources.data(), n, nearly_sorted_key(), one_segment(), ctx),
+      0ull);
 }
 
 // Remove every third element of 0, 1, ..., n - 1; insert a's element i (source b_count + i)
