@@ -93,7 +93,6 @@ MGPU_DEVICE merge_pair<T, VT> serial_merge_unchecked(const T* keys, merge_range 
   return out;
 }
 
-
 // The values of a thread's merged outputs: slot i (of those below `total`, counted from VT * tid)
 // came from position indices[i] of the a ++ b lists that serial_merge or cta_merge_from_shared
 // merged, so its value is a_values[indices[i]] or b_values[indices[i] - a_count]. Slots at or

@@ -27,24 +27,39 @@ MGPU_HOST_DEVICE Int binary_search(It data, Int count, const Key& key, Comp comp
   return begin;
 }
 
-// Merge Path (Odeh, Green, Mwassi, Shmueli, Birk, "Merge Path - Parallel Merging Made Simple",
-// 2012): how many of the first `diag` outputs of merging sorted a[0, a_count) and b[0, b_count)
-// come from a. With bounds::lower, a's elements go before equal elements of b (a stable merge,
-// as std::merge); with bounds::upper, b's go first.
-template <bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
-MGPU_HOST_DEVICE Int merge_path(AIt a, Int a_count, BIt b, Int b_count, Int diag, Comp comp) {
-  Int begin = diag > b_count ? diag - b_count : Int(0);
-  Int end = diag < a_count ? diag : a_count;
-  while (begin < end) {
+namespace detail {
+// One Merge Path search in progress (see merge_path): its answer lies in [begin, end).
+template <bounds B, typename AIt, typename BIt, typename Int, typename Comp>
+struct merge_path_search {
+  AIt a;
+  BIt b;
+  Int diag, begin, end;
+  Comp comp;
+  MGPU_HOST_DEVICE merge_path_search(AIt a_, Int a_count, BIt b_, Int b_count, Int diag_, Comp comp_)
+      : a(a_), b(b_), diag(diag_), begin(diag_ > b_count ? diag_ - b_count : Int(0)),
+        end(diag_ < a_count ? diag_ : a_count), comp(comp_) {}
+  MGPU_HOST_DEVICE bool done() const { return begin >= end; }
+  // One halving of [begin, end): does a[mid] come out before b[diag - 1 - mid]?
+  MGPU_HOST_DEVICE void step() {
     Int mid = begin + (end - begin) / 2;
-    // Does a[mid] come out before b[diag - 1 - mid]?
     bool a_first = B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
     if (a_first)
       begin = mid + 1;
     else
       end = mid;
   }
-  return begin;
+};
+}  // namespace detail
+
+// Merge Path (Odeh, Green, Mwassi, Shmueli, Birk, "Merge Path - Parallel Merging Made Simple",
+// 2012): how many of the first `diag` outputs of merging sorted a[0, a_count) and b[0, b_count)
+// come from a. With bounds::lower, a's elements go before equal elements of b (a stable merge,
+// as std::merge); with bounds::upper, b's go first.
+template <bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
+MGPU_HOST_DEVICE Int merge_path(AIt a, Int a_count, BIt b, Int b_count, Int diag, Comp comp) {
+  detail::merge_path_search<B, AIt, BIt, Int, Comp> search(a, a_count, b, b_count, diag, comp);
+  while (!search.done()) search.step();
+  return search.begin;
 }
 
 // merge_path at two diagonals at once (the outputs [diag0, diag1) of one merge, say): both
@@ -53,26 +68,14 @@ MGPU_HOST_DEVICE Int merge_path(AIt a, Int a_count, BIt b, Int b_count, Int diag
 template <bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
 MGPU_HOST_DEVICE void merge_path_pair(AIt a, Int a_count, BIt b, Int b_count, Int diag0, Int diag1, Comp comp, Int& x0,
                                       Int& x1) {
-  Int begin0 = diag0 > b_count ? diag0 - b_count : Int(0), end0 = diag0 < a_count ? diag0 : a_count;
-  Int begin1 = diag1 > b_count ? diag1 - b_count : Int(0), end1 = diag1 < a_count ? diag1 : a_count;
-  auto a_first = [&](Int mid, Int diag) {
-    return B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
-  };
-  // One halving of a search's range [begin, end), unless it is done.
-  auto step = [&](Int& begin, Int& end, Int diag) {
-    if (begin >= end) return;
-    Int mid = begin + (end - begin) / 2;
-    if (a_first(mid, diag))
-      begin = mid + 1;
-    else
-      end = mid;
-  };
-  while (begin0 < end0 || begin1 < end1) {
-    step(begin0, end0, diag0);
-    step(begin1, end1, diag1);
+  detail::merge_path_search<B, AIt, BIt, Int, Comp> first(a, a_count, b, b_count, diag0, comp);
+  detail::merge_path_search<B, AIt, BIt, Int, Comp> second(a, a_count, b, b_count, diag1, comp);
+  while (!first.done() || !second.done()) {
+    if (!first.done()) first.step();
+    if (!second.done()) second.step();
   }
-  x0 = begin0;
-  x1 = begin1;
+  x0 = first.begin;
+  x1 = second.begin;
 }
 
 }  // namespace mgpu

@@ -9,6 +9,7 @@
 #include "error.hpp"
 #include "memory.hpp"
 
+#include <atomic>
 #include <cstddef>
 
 namespace mgpu {
@@ -46,13 +47,28 @@ void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t stream
   MGPU_CUDA_CHECK(cudaGetLastError());
 }
 
-// How many CTAs of this kernel fit on one SM at once.
+// How many CTAs of this kernel fit on one SM at once. Without dynamic shared memory the answer
+// depends only on the kernel and the device: it is asked once per device and kept (one_wave sizes
+// every segmented-sort level with it).
 template <int NT, int MIN_CTAS, typename F, typename... Args>
 int resident_ctas_per_sm(std::size_t dynamic_shared_bytes) {
-  int ctas = 0;
-  MGPU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &ctas, kernel_for<NT, MIN_CTAS, F, Args...>(), NT, dynamic_shared_bytes));
-  return ctas > 0 ? ctas : 1;
+  auto ask = [&] {
+    int ctas = 0;
+    MGPU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &ctas, kernel_for<NT, MIN_CTAS, F, Args...>(), NT, dynamic_shared_bytes));
+    return ctas > 0 ? ctas : 1;
+  };
+  constexpr int max_devices = 64;
+  static std::atomic<int> known[max_devices];  // 0: not asked yet
+  int device = 0;
+  MGPU_CUDA_CHECK(cudaGetDevice(&device));
+  if (dynamic_shared_bytes != 0 || device < 0 || device >= max_devices) return ask();
+  int ctas = known[device].load(std::memory_order_relaxed);
+  if (ctas == 0) {
+    ctas = ask();
+    known[device].store(ctas, std::memory_order_relaxed);
+  }
+  return ctas;
 }
 
 #else  // simulator
