@@ -4,9 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-gpu}
-cmake -S . -B "$build" -DMGPU_BUILD_SIM=OFF -DMGPU_BUILD_EXAMPLES=OFF -DCMAKE_CUDA_ARCHITECTURES=90
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target mgpu_tests_cuda ${MGPU_BENCH_TARGET:-mgpu_bench}
+source scripts/setup.sh
+mgpu_setup test
+cmake -S . -B "$build" "${MGPU_CMAKE_ARGS[@]}" -DMGPU_BUILD_SIM=OFF -DMGPU_BUILD_EXAMPLES=OFF -DMGPU_BUILD_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target mgpu_tests_cuda mgpu_multi_tu_cuda ${MGPU_BENCH_TARGET:-mgpu_bench}
 mkdir -p gpu
-cp "$build/tests/cuda/mgpu_tests_cuda" gpu/
+cp "$build/tests/cuda/mgpu_tests_cuda" "$build/tests/multi_tu/mgpu_multi_tu_cuda" gpu/
 [ -f "$build/bench/mgpu_bench" ] && cp "$build/bench/mgpu_bench" gpu/
 ls -la gpu/

@@ -13,10 +13,28 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 stages=" ${MGPU_CHECK_STAGES:-tests memcheck racecheck synccheck bench} "
 wants() { [[ "$stages" == *" $1 "* ]]; }
 
+# Each test case in a process of its own, as CTest runs them: a whole-binary run once hid a crash
+# that happened whenever one test ran alone. tests.log holds every case's output and time.
 if wants tests; then
-  ./gpu/mgpu_tests_cuda > "$out/tests.log" 2>&1
-  echo "tests rc=$?: $(grep -E '^\[  (PASSED|FAILED)' "$out/tests.log" | tr '\n' ' ')"
-  grep -E '^\[  FAILED' "$out/tests.log" | head -20
+  ./gpu/mgpu_tests_cuda --gtest_list_tests | awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' > "$out/test_list.txt"
+  passed=0 failed=()
+  : > "$out/tests.log"
+  while read -r test; do
+    start=$(date +%s.%N)
+    ./gpu/mgpu_tests_cuda --gtest_filter="$test" >> "$out/tests.log" 2>&1
+    rc=$?
+    printf '== %s rc=%d %ss\n' "$test" "$rc" "$(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $start }")" >> "$out/tests.log"
+    if [ "$rc" = 0 ]; then passed=$((passed + 1)); else failed+=("$test (rc=$rc)"); fi
+  done < "$out/test_list.txt"
+  # The two-source program (tests/multi_tu), each order in a process of its own.
+  for order in first-first second-first; do
+    if [ -x gpu/mgpu_multi_tu_cuda ]; then
+      if ./gpu/mgpu_multi_tu_cuda "$order" >> "$out/tests.log" 2>&1; then passed=$((passed + 1))
+      else failed+=("multi_tu $order (rc=$?)"); fi
+    fi
+  done
+  echo "tests, each case in its own process: ${passed} passed, ${#failed[@]} failed"
+  printf '  FAILED %s\n' "${failed[@]}" | grep -v '^  FAILED $'
 fi
 
 # Reduced run: quick sizes, no >2^31 tests. racecheck also skips Bulk.UncheckedMisuse*, which

@@ -1,4 +1,5 @@
-// Scans 1..1000 on the simulator through an installed or embedded mgpu; exit code 0 if right.
+// Scans 1..1000 through an installed or embedded mgpu (on the simulator from a C++ compiler, on
+// the GPU from nvcc: main.cu); exit code 0 if right.
 #include <mgpu/mgpu.hpp>
 
 #include <cstdio>

@@ -1,5 +1,7 @@
-# Builds and runs tests/consumer twice: against an install of MGPU_SOURCE, and with
-# add_subdirectory. Run with cmake -DMGPU_SOURCE=... -DWORK=... -DGENERATOR=... -P run.cmake.
+# Builds and runs tests/consumer twice: against an install of MGPU_SOURCE (find_package), and
+# with add_subdirectory. SIM and CUDA pick the consumers (the targets this build of mgpu made);
+# RUN_CUDA runs the CUDA one too (where a GPU is). Run with
+#   cmake -DMGPU_SOURCE=... -DWORK=... -DGENERATOR=... -DSIM=ON|OFF -DCUDA=ON|OFF -DRUN_CUDA=ON|OFF -P run.cmake
 file(REMOVE_RECURSE ${WORK})
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE code)
@@ -8,16 +10,20 @@ function(run)
   endif()
 endfunction()
 set(consumer ${MGPU_SOURCE}/tests/consumer)
-# 1. install, then find_package
-run(${CMAKE_COMMAND} -S ${MGPU_SOURCE} -B ${WORK}/lib -G ${GENERATOR} -DMGPU_BUILD_TESTS=OFF
-    -DMGPU_BUILD_EXAMPLES=OFF -DMGPU_BUILD_BENCH=OFF -DMGPU_BUILD_CUDA=OFF
-    -DCMAKE_INSTALL_PREFIX=${WORK}/prefix)
+set(options -G ${GENERATOR} -DCONSUMER_SIM=${SIM} -DCONSUMER_CUDA=${CUDA})
+# 1. install (a plain configure: what a user runs), then find_package
+run(${CMAKE_COMMAND} -S ${MGPU_SOURCE} -B ${WORK}/lib -G ${GENERATOR} -DCMAKE_INSTALL_PREFIX=${WORK}/prefix
+    -DMGPU_BUILD_TESTS=OFF -DMGPU_BUILD_EXAMPLES=OFF -DMGPU_BUILD_BENCH=OFF)
 run(${CMAKE_COMMAND} --install ${WORK}/lib)
-run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/installed -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${WORK}/prefix)
-run(${CMAKE_COMMAND} --build ${WORK}/installed)
-run(${WORK}/installed/consumer)
+run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/installed ${options} -DCMAKE_PREFIX_PATH=${WORK}/prefix)
 # 2. add_subdirectory
-run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/embedded -G ${GENERATOR} -DUSE_SUBDIRECTORY=ON
-    -DMGPU_SOURCE=${MGPU_SOURCE})
-run(${CMAKE_COMMAND} --build ${WORK}/embedded)
-run(${WORK}/embedded/consumer)
+run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/embedded ${options} -DUSE_SUBDIRECTORY=ON -DMGPU_SOURCE=${MGPU_SOURCE})
+foreach(build installed embedded)
+  run(${CMAKE_COMMAND} --build ${WORK}/${build})
+  if(SIM)
+    run(${WORK}/${build}/consumer_sim)
+  endif()
+  if(CUDA AND RUN_CUDA)
+    run(${WORK}/${build}/consumer_cuda)
+  endif()
+endforeach()

@@ -147,32 +147,51 @@ segment_index<head_index<HeadIt>> make_segment_index(const char* fn, segment_hea
   return segment_index<head_index<HeadIt>>{view, std::move(tile_heads), buffer<std::int64_t>()};
 }
 
+// A word's own heads, with the bits at or past count cleared.
+struct word_heads {
+  const unsigned* flags;
+  std::int64_t count;
+  MGPU_HOST_DEVICE unsigned operator()(std::int64_t w) const {
+    std::int64_t valid = count - 32 * w;
+    return valid >= 32 ? flags[w] : flags[w] & ((1u << valid) - 1);
+  }
+};
+// Per word w: its last head, or -1 if it has none.
+struct last_head_in_word {
+  word_heads heads;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t w) const {
+    unsigned h = heads(w);
+    return h ? 32 * w + highest_bit(h) : std::int64_t(-1);
+  }
+};
+// Per word, counted from the right (i = 0 is the last word): its first head, or count if none.
+struct first_head_in_word_from_right {
+  word_heads heads;
+  std::int64_t words;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const {
+    std::int64_t w = words - 1 - i;
+    unsigned h = heads(w);
+    return h ? 32 * w + trailing_zeros(h) : heads.count;
+  }
+};
+// Stores the value for the i-th word from the right at its word.
+struct store_from_right {
+  std::int64_t* first;
+  std::int64_t words;
+  MGPU_HOST_DEVICE void operator()(std::int64_t v, std::int64_t i) const { first[words - 1 - i] = v; }
+};
+
 inline segment_index<flag_index> make_segment_index(const char* fn, segment_flags s, std::int64_t count, int,
                                                     context& ctx) {
   std::int64_t words = div_up(count, std::int64_t(32));
   check_pointer(fn, "flags", s.flags, words);
-  const unsigned* flags = s.flags;
-  // A word's own heads, with the bits at or past count cleared.
-  auto heads_in = [=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t w) {
-    std::int64_t valid = count - 32 * w;
-    return valid >= 32 ? flags[w] : flags[w] & ((1u << valid) - 1);
-  };
+  word_heads heads{s.flags, count};
   buffer<std::int64_t> last_through(words, ctx), first_from(words, ctx);
-  inclusive_scan(make_load_iterator([=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t w) {
-                   unsigned h = heads_in(w);
-                   return h ? 32 * w + highest_bit(h) : std::int64_t(-1);
-                 }),
-                 words, last_through.data(), maximum<std::int64_t>(), ctx);
+  inclusive_scan(make_load_iterator(last_head_in_word{heads}), words, last_through.data(), maximum<std::int64_t>(), ctx);
   // First heads from the right: a scan over the words in reverse order.
-  std::int64_t* first = first_from.data();
-  inclusive_scan(make_load_iterator([=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t i) {
-                   std::int64_t w = words - 1 - i;
-                   unsigned h = heads_in(w);
-                   return h ? 32 * w + trailing_zeros(h) : count;
-                 }),
-                 words, make_store_iterator([=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t v, std::int64_t i) { first[words - 1 - i] = v; }),
-                 minimum<std::int64_t>(), ctx);
-  flag_index view{flags, count, words, last_through.data(), first_from.data()};
+  inclusive_scan(make_load_iterator(first_head_in_word_from_right{heads, words}), words,
+                 make_store_iterator(store_from_right{first_from.data(), words}), minimum<std::int64_t>(), ctx);
+  flag_index view{s.flags, count, words, last_through.data(), first_from.data()};
   return segment_index<flag_index>{view, std::move(last_through), std::move(first_from)};
 }
 
