@@ -14,6 +14,7 @@
 #include "../core/buffer.hpp"
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
+#include "../core/operators.hpp"
 #include "../cta/search.hpp"
 #include "merge.hpp"
 #include "mergesort.hpp"
@@ -108,15 +109,19 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
 template <typename params = void, typename K, typename Comp>
 void locality_sort(K* keys, std::int64_t count, Comp comp, context& ctx) {
   using P = params_or<params, locality_sort_params<K>>;
-  detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count, comp,
-                                            ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count,
+                                              comp, ctx);
 }
 
 // Key-value pairs: values[i] moves with keys[i].
 template <typename params = void, typename K, typename V, typename Comp>
 void locality_sort(K* keys, V* values, std::int64_t count, Comp comp, context& ctx) {
   using P = params_or<params, locality_sort_params<K, V>>;
-  detail::locality_sort_impl<P, K, V>("mgpu::locality_sort", keys, values, count, comp, ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::locality_sort_impl<P, K, V>("mgpu::locality_sort", keys, values, count, comp, ctx);
 }
 
 }  // namespace mgpu
