@@ -112,8 +112,10 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
   int tiles = num_tiles<P>(count, fn);
   int passes = ceil_log2(tiles);
 
+  // Temporaries first: a failed allocation must leave the caller's arrays untouched.
   buffer<K> keys_temp(passes ? count : 0, ctx);
   buffer<V> values_temp(passes && has_values_v<V> ? count : 0, ctx);
+  buffer<std::int64_t> partitions(passes ? tiles + 1 : 0, ctx);
   // An odd number of passes starts in the temporaries, so that the last pass writes the caller's.
   K* src_keys = passes % 2 ? keys_temp.data() : keys;
   V* src_values = passes % 2 ? values_temp.data() : values;
@@ -121,7 +123,6 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
   V* dst_values = passes % 2 ? values : values_temp.data();
   blocksort<P>(keys, values_in, count, src_keys, src_values, comp, ctx);
 
-  buffer<std::int64_t> partitions(tiles + 1, ctx);
   for (int pass = 0; pass < passes; ++pass) {
     merge_pass<P>(src_keys, src_values, dst_keys, dst_values, count, std::int64_t(P::nv) << pass, comp, partitions,
                   ctx);
