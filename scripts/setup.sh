@@ -12,6 +12,7 @@
 #   simulator     libboost-context-dev   (the demo or the tests without a GPU; optional with one)
 #   tests         libgtest-dev
 #   builds        ccache                 (optional: only makes rebuilds fast)
+#   format check  clang-format           (optional: the tests check the sources' format with it)
 
 mgpu_note() { echo "mgpu: $*" >&2; }
 
@@ -73,6 +74,7 @@ mgpu_setup() {
       mgpu_require libboost-context-dev
     fi
     mgpu_want ccache || mgpu_note "no ccache: rebuilds compile everything again"
+    [ "$purpose" = test ] && { mgpu_want clang-format || mgpu_note "no clang-format: the format check is skipped"; }
   fi
 
   local version

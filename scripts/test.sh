@@ -4,13 +4,14 @@
 # and the header rules. Where nvcc is found the CUDA targets are built too (so CUDA compile errors
 # fail), and where a GPU is present CTest also runs them, each test case in a process of its own.
 # A GPU machine without Boost.Context builds and tests the CUDA targets alone.
-#   BUILD_DIR (default build), JOBS (default nproc), MGPU_SIM_ASAN (default ON)
+#   BUILD_DIR (default build), JOBS (default nproc), MGPU_SIM_ASAN (default ON),
+#   MGPU_WERROR (default OFF; CI sets ON: a warning in the tests or examples fails the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 mgpu_setup test
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
-cmake -S . -B "$build" "${MGPU_CMAKE_ARGS[@]}" -DMGPU_SIM_ASAN="${MGPU_SIM_ASAN:-ON}"
+cmake -S . -B "$build" "${MGPU_CMAKE_ARGS[@]}" -DMGPU_SIM_ASAN="${MGPU_SIM_ASAN:-ON}" -DMGPU_WERROR="${MGPU_WERROR:-OFF}"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"

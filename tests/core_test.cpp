@@ -207,6 +207,36 @@ MGPU_TEST(Operators, MatchTheirStandardMeanings) {
   EXPECT_TRUE(mgpu::not_equal_to<>()(2, 3));
 }
 
+namespace {
+// A type with one comparison operator each: the std-named operators must use exactly that one.
+struct only_greater {
+  int v;
+  MGPU_HOST_DEVICE friend bool operator>(const only_greater& a, const only_greater& b) { return a.v > b.v; }
+};
+struct only_comparisons {
+  int v;
+  MGPU_HOST_DEVICE friend bool operator<=(const only_comparisons& a, const only_comparisons& b) { return a.v <= b.v; }
+  MGPU_HOST_DEVICE friend bool operator>=(const only_comparisons& a, const only_comparisons& b) { return a.v >= b.v; }
+  MGPU_HOST_DEVICE friend bool operator!=(const only_comparisons& a, const only_comparisons& b) { return a.v != b.v; }
+};
+}  // namespace
+
+MGPU_TEST(Operators, UseTheOperatorTheirNameSays) {
+  EXPECT_TRUE(mgpu::greater<>()(only_greater{3}, only_greater{2}));
+  EXPECT_FALSE(mgpu::greater<only_greater>()(only_greater{2}, only_greater{2}));
+  EXPECT_TRUE(mgpu::less_equal<>()(only_comparisons{2}, only_comparisons{2}));
+  EXPECT_FALSE(mgpu::greater_equal<>()(only_comparisons{1}, only_comparisons{2}));
+  EXPECT_TRUE(mgpu::not_equal_to<>()(only_comparisons{1}, only_comparisons{2}));
+  // Sorting descending by greater<> needs nothing but operator>.
+  mgpu::context ctx;
+  std::vector<only_greater> keys{{5}, {1}, {4}, {1}, {3}};
+  mgpu::buffer<only_greater> d(keys, ctx);
+  mgpu::mergesort(d.data(), 5, mgpu::greater<>(), ctx);
+  std::vector<int> sorted;
+  for (only_greater k : d.to_host()) sorted.push_back(k.v);
+  EXPECT_EQ(sorted, (std::vector<int>{5, 4, 3, 1, 1}));
+}
+
 MGPU_TEST(Checks, NameTheFunctionAndTheParameter) {
   mgpu::context ctx;
   try {

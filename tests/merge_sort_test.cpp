@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -179,6 +180,28 @@ MGPU_TEST(MergeSort, BadArgumentsThrowAndWriteNothing) {
   EXPECT_THROW(mgpu::merge(a.data(), -2, a.data(), 3, out.data(), mgpu::less<>(), ctx), std::invalid_argument);
   EXPECT_THROW(mgpu::merge(a.data(), 3, null, 3, out.data(), mgpu::less<>(), ctx), std::invalid_argument);
   EXPECT_THROW(mgpu::merge(a.data(), 3, a.data(), 3, a.data(), mgpu::less<>(), ctx), std::invalid_argument);
+  EXPECT_TRUE(same(std::vector<int>{1, 2, 3}, a.to_host()));
+  EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), out.to_host()));
+}
+
+// Counts at the edge of int64: a sum or a byte size that overflows throws, naming the function,
+// before anything runs (the sum once wrapped to a negative total and the call did nothing).
+MGPU_TEST(MergeSort, CountsThatOverflowInt64Throw) {
+  mgpu::context ctx;
+  mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx), out = poisoned<int>(6, ctx);
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max(), half = std::int64_t(1) << 62;
+  auto merge_counts = [&](std::int64_t a_count, std::int64_t b_count) {
+    return [&, a_count, b_count] { mgpu::merge(a.data(), a_count, a.data(), b_count, out.data(), mgpu::less<>(), ctx); };
+  };
+  expect_invalid_argument("mgpu::merge", "b_count", merge_counts(max, max));
+  expect_invalid_argument("mgpu::merge", "b_count", merge_counts(max, 1));
+  expect_invalid_argument("mgpu::merge", "b_count", merge_counts(half, half));
+  expect_invalid_argument("mgpu::merge", "a_keys", merge_counts(half, half - 1));  // 2^63 - 1 ints: too many bytes
+  auto c = mgpu::make_counting_iterator<std::int64_t>(0);
+  expect_invalid_argument("mgpu::merge_path_partitions", "b_count",
+                          [&] { mgpu::merge_path_partitions(c, max, c, 1, 128, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::mergesort", "keys", [&] { mgpu::mergesort(a.data(), max / 2, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::buffer", "count", [&] { mgpu::buffer<double> b(max / 4, ctx); });
   EXPECT_TRUE(same(std::vector<int>{1, 2, 3}, a.to_host()));
   EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), out.to_host()));
 }

@@ -1,6 +1,8 @@
 // mgpu/mgpu.hpp: the whole library.
 #pragma once
 
+#include "version.hpp"
+
 #include "platform/config.hpp"
 #include "platform/error.hpp"
 #include "platform/intrinsics.hpp"
@@ -14,6 +16,7 @@
 #include "core/iterators.hpp"
 #include "core/launch_params.hpp"
 #include "core/operators.hpp"
+#include "core/segments.hpp"
 #include "core/types.hpp"
 
 #include "cta/cta_reduce.hpp"

@@ -20,7 +20,6 @@
 #include "preconditions.hpp"
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -73,9 +72,7 @@ void bulk_insert(AIt a, std::int64_t a_count, IndicesIt indices, BIt b, std::int
   using T = std::common_type_t<iterator_value_t<AIt>, iterator_value_t<BIt>>;
   detail::check_count(fn, "a_count", a_count);
   detail::check_count(fn, "b_count", b_count);
-  if (a_count > std::numeric_limits<std::int64_t>::max() - b_count)
-    detail::throw_argument(fn, "b_count", "plus a_count exceeds the largest std::int64_t");
-  const std::int64_t total = a_count + b_count;
+  const std::int64_t total = detail::checked_sum(fn, "a_count", a_count, "b_count", b_count);
   detail::check_pointer(fn, "a", a, a_count);
   detail::check_pointer(fn, "indices", indices, a_count);
   detail::check_pointer(fn, "b", b, b_count);

@@ -14,6 +14,7 @@
 #include "../core/buffer.hpp"
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
+#include "../core/operators.hpp"
 #include "../cta/search.hpp"
 #include "merge.hpp"
 #include "mergesort.hpp"
@@ -45,14 +46,16 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
   if (count == 0) return;
   constexpr int NT = P::nt, NV = P::nv;
   int tiles = num_tiles<P>(count, fn);
-  blocksort<P>(keys, values, count, keys, values, comp, ctx);
-  if (tiles == 1) return;
+  int levels = ceil_log2(tiles);  // 0 for one tile: the blocksort alone sorts it
 
-  buffer<K> keys_aside(count, ctx);
-  buffer<V> values_aside(has_values_v<V> ? count : 0, ctx);
-  buffer<window_tile> plan(tiles, ctx);
-  int levels = ceil_log2(tiles);
-  buffer<int> listed(tiles, ctx), num_listed(levels, ctx);  // per level: the tiles with a window
+  // Temporaries first: a failed allocation must leave the caller's arrays untouched.
+  buffer<K> keys_aside(levels ? count : 0, ctx);
+  buffer<V> values_aside(levels && has_values_v<V> ? count : 0, ctx);
+  buffer<window_tile> plan(levels ? tiles : 0, ctx);
+  buffer<int> listed(levels ? tiles : 0, ctx), num_listed(levels, ctx);  // per level: the tiles with a window
+
+  blocksort<P>(keys, values, count, keys, values, comp, ctx);
+  if (levels == 0) return;
   num_listed.fill(0);
   K* aside_k = keys_aside.data();
   V* aside_v = values_aside.data();
@@ -108,15 +111,19 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
 template <typename params = void, typename K, typename Comp>
 void locality_sort(K* keys, std::int64_t count, Comp comp, context& ctx) {
   using P = params_or<params, locality_sort_params<K>>;
-  detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count, comp,
-                                            ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count,
+                                              comp, ctx);
 }
 
 // Key-value pairs: values[i] moves with keys[i].
 template <typename params = void, typename K, typename V, typename Comp>
 void locality_sort(K* keys, V* values, std::int64_t count, Comp comp, context& ctx) {
   using P = params_or<params, locality_sort_params<K, V>>;
-  detail::locality_sort_impl<P, K, V>("mgpu::locality_sort", keys, values, count, comp, ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::locality_sort_impl<P, K, V>("mgpu::locality_sort", keys, values, count, comp, ctx);
 }
 
 }  // namespace mgpu

@@ -7,6 +7,7 @@
 #include "../core/buffer.hpp"
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
+#include "../core/operators.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/merge.hpp"
 #include "partition.hpp"
@@ -82,24 +83,24 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
                 context& ctx) {
   check_count(fn, "a_count", a_count);
   check_count(fn, "b_count", b_count);
+  const std::int64_t total = checked_sum(fn, "a_count", a_count, "b_count", b_count);
   check_pointer(fn, "a_keys", a_keys, a_count);
   check_pointer(fn, "b_keys", b_keys, b_count);
-  check_pointer(fn, "keys_out", out_keys, a_count + b_count);
-  check_disjoint(fn, "keys_out", a_keys, a_count, out_keys, a_count + b_count);
-  check_disjoint(fn, "keys_out", b_keys, b_count, out_keys, a_count + b_count);
+  check_pointer(fn, "keys_out", out_keys, total);
+  check_disjoint(fn, "keys_out", a_keys, a_count, out_keys, total);
+  check_disjoint(fn, "keys_out", b_keys, b_count, out_keys, total);
   if constexpr (has_values_v<V>) {
     check_pointer(fn, "a_values", a_values, a_count);
     check_pointer(fn, "b_values", b_values, b_count);
-    check_pointer(fn, "values_out", out_values, a_count + b_count);
-    check_disjoint(fn, "values_out", a_values, a_count, out_values, a_count + b_count);
-    check_disjoint(fn, "values_out", b_values, b_count, out_values, a_count + b_count);
+    check_pointer(fn, "values_out", out_values, total);
+    check_disjoint(fn, "values_out", a_values, a_count, out_values, total);
+    check_disjoint(fn, "values_out", b_values, b_count, out_values, total);
   }
   if (ctx.checked()) {
     check_sorted(fn, "a_keys", a_keys, a_count, comp, ctx);
     check_sorted(fn, "b_keys", b_keys, b_count, comp, ctx);
   }
   using P = params_or<params, merge_params<K>>;
-  std::int64_t total = a_count + b_count;
   if (total == 0) return;
   int tiles = num_tiles<P>(total, fn);
   buffer<std::int64_t> partitions = merge_path_partitions(a_keys, a_count, b_keys, b_count, P::nv, comp, ctx);
@@ -127,9 +128,11 @@ template <typename params = void, typename AKeys, typename BKeys, typename OutKe
 void merge(AKeys a_keys, std::int64_t a_count, BKeys b_keys, std::int64_t b_count, OutKeys keys_out, Comp comp,
            context& ctx) {
   using K = iterator_value_t<AKeys>;
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
   constant_iterator<empty_t> no_values;
-  detail::merge_impl<params, K, empty_t>("mgpu::merge", a_keys, no_values, a_count, b_keys, no_values, b_count,
-                                         keys_out, discard_iterator(), comp, ctx);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::merge_impl<params, K, empty_t>("mgpu::merge", a_keys, no_values, a_count, b_keys, no_values, b_count,
+                                           keys_out, discard_iterator(), comp, ctx);
 }
 
 // Merges key-value pairs: keys as above; values_out[i] is the value of the key at keys_out[i].
@@ -139,8 +142,10 @@ void merge(AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys, B
            std::int64_t b_count, OutKeys keys_out, OutValues values_out, Comp comp, context& ctx) {
   using K = iterator_value_t<AKeys>;
   using V = iterator_value_t<AValues>;
-  detail::merge_impl<params, K, V>("mgpu::merge", a_keys, a_values, a_count, b_keys, b_values, b_count, keys_out,
-                                   values_out, comp, ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::merge_impl<params, K, V>("mgpu::merge", a_keys, a_values, a_count, b_keys, b_values, b_count, keys_out,
+                                     values_out, comp, ctx);
 }
 
 }  // namespace mgpu

@@ -11,6 +11,7 @@
 #include "../core/buffer.hpp"
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
+#include "../core/operators.hpp"
 #include "../cta/cta_sort.hpp"
 #include "../cta/loadstore.hpp"
 #include "merge.hpp"
@@ -111,8 +112,10 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
   int tiles = num_tiles<P>(count, fn);
   int passes = ceil_log2(tiles);
 
+  // Temporaries first: a failed allocation must leave the caller's arrays untouched.
   buffer<K> keys_temp(passes ? count : 0, ctx);
   buffer<V> values_temp(passes && has_values_v<V> ? count : 0, ctx);
+  buffer<std::int64_t> partitions(passes ? tiles + 1 : 0, ctx);
   // An odd number of passes starts in the temporaries, so that the last pass writes the caller's.
   K* src_keys = passes % 2 ? keys_temp.data() : keys;
   V* src_values = passes % 2 ? values_temp.data() : values;
@@ -120,7 +123,6 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
   V* dst_values = passes % 2 ? values : values_temp.data();
   blocksort<P>(keys, values_in, count, src_keys, src_values, comp, ctx);
 
-  buffer<std::int64_t> partitions(tiles + 1, ctx);
   for (int pass = 0; pass < passes; ++pass) {
     merge_pass<P>(src_keys, src_values, dst_keys, dst_values, count, std::int64_t(P::nv) << pass, comp, partitions,
                   ctx);
@@ -137,14 +139,18 @@ void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std:
 // Throws std::invalid_argument for a negative count or a null pointer.
 template <typename params = void, typename K, typename Comp>
 void mergesort(K* keys, std::int64_t count, Comp comp, context& ctx) {
-  detail::mergesort_impl<params, K, empty_t>("mgpu::mergesort", keys, constant_iterator<empty_t>(),
-                                             static_cast<empty_t*>(nullptr), count, comp, ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::mergesort_impl<params, K, empty_t>("mgpu::mergesort", keys, constant_iterator<empty_t>(),
+                                               static_cast<empty_t*>(nullptr), count, comp, ctx);
 }
 
 // Sorts key-value pairs in place by key, stably: values[i] moves with keys[i].
 template <typename params = void, typename K, typename V, typename Comp>
 void mergesort(K* keys, V* values, std::int64_t count, Comp comp, context& ctx) {
-  detail::mergesort_impl<params, K, V>("mgpu::mergesort", keys, values, values, count, comp, ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::mergesort_impl<params, K, V>("mgpu::mergesort", keys, values, values, count, comp, ctx);
 }
 
 // Sorts keys[0, count) in place, stably, and writes the sorting permutation: indices[i] is the
@@ -152,8 +158,10 @@ void mergesort(K* keys, V* values, std::int64_t count, Comp comp, context& ctx) 
 template <typename params = void, typename K, typename Index, typename Comp>
 void mergesort_indices(K* keys, std::int64_t count, Index* indices, Comp comp, context& ctx) {
   static_assert(std::is_integral<Index>::value, "indices are integers");
-  detail::mergesort_impl<params, K, Index>("mgpu::mergesort_indices", keys, make_counting_iterator<Index>(0),
-                                           indices, count, comp, ctx);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_comparator_v<Comp, K>)
+    detail::mergesort_impl<params, K, Index>("mgpu::mergesort_indices", keys, make_counting_iterator<Index>(0),
+                                             indices, count, comp, ctx);
 }
 
 }  // namespace mgpu

@@ -6,6 +6,8 @@
 
 #include "../core/buffer.hpp"
 #include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
 #include "../cta/search.hpp"
 
 #include <cstdint>
@@ -24,13 +26,14 @@ using search_params = launch_params<128, 1>;
 template <bounds B = bounds::lower, typename AIt, typename BIt, typename Comp>
 buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count,
                                            std::int64_t spacing, Comp comp, context& ctx) {
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
   const char* fn = "mgpu::merge_path_partitions";
   detail::check_count(fn, "a_count", a_count);
   detail::check_count(fn, "b_count", b_count);
   detail::check_pointer(fn, "a", a, a_count);
   detail::check_pointer(fn, "b", b, b_count);
   if (spacing <= 0) detail::throw_argument(fn, "spacing", "must be positive");
-  std::int64_t total = a_count + b_count;
+  const std::int64_t total = detail::checked_sum(fn, "a_count", a_count, "b_count", b_count);
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<std::int64_t> partitions(count, ctx);
   std::int64_t* p = partitions.data();
@@ -48,6 +51,7 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
 template <bounds B = bounds::lower, typename KeyIt, typename Comp>
 buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, std::int64_t items,
                                               std::int64_t spacing, Comp comp, context& ctx) {
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<KeyIt>);
   const char* fn = "mgpu::binary_search_partitions";
   detail::check_count(fn, "count", count);
   detail::check_count(fn, "items", items);

@@ -270,9 +270,12 @@ void radix_sort_lsd(const char* fn, K* keys, V* values, std::int64_t count, radi
   if (count <= 1 || begin_bit == end_bit) return;
   int tiles = num_tiles<P>(count, fn);
   constexpr bool with_values = has_values_v<V>;
+  // Temporaries first: a failed allocation must leave the caller's arrays untouched. So the
+  // passes' scans share one look-back state, allocated here for the largest of them.
   buffer<K> keys_temp(count, ctx);
   buffer<V> values_temp(with_values ? count : 0, ctx);
   buffer<std::int64_t> offsets(std::int64_t(tiles) * radix_digits, ctx);
+  buffer<unsigned char> scan_temp(std::int64_t(scan_temp_bytes<void, std::int64_t>(offsets.size())), ctx);
 
   using bits_t = typename radix_key<K>::bits_t;
   bits_t flip = order == radix_order::descending ? bits_t(~bits_t(0)) : bits_t(0);
@@ -285,7 +288,9 @@ void radix_sort_lsd(const char* fn, K* keys, V* values, std::int64_t count, radi
     radix_pass<K> pass{flip, shift, end_bit - shift < radix_digit_bits ? end_bit - shift : radix_digit_bits};
     std::int64_t slots = std::int64_t(pass.digits()) * tiles;
     radix_histogram<P>(src_keys, count, tiles, pass, offsets.data(), ctx);
-    exclusive_scan(offsets.data(), slots, offsets.data(), std::int64_t(0), plus<std::int64_t>(), ctx);
+    scan_impl<scan_kind::exclusive, void, std::int64_t>(fn, offsets.data(), slots, offsets.data(),
+                                                        maybe<std::int64_t>{0, true}, plus<std::int64_t>(),
+                                                        discard_iterator(), scan_temp.data(), ctx);
     radix_scatter<P>(src_keys, src_values, count, tiles, pass, offsets.data(), dst_keys, dst_values, ctx);
     std::swap(src_keys, dst_keys);
     std::swap(src_values, dst_values);

@@ -27,9 +27,18 @@ using scan_params = launch_params<128, (164 / sizeof(T) >= 63 ? 63 : int(164 / s
 
 namespace detail {
 
+// The temporary memory of a scan of `count` values of T (its look-back state), for a caller that
+// allocates it up front and passes it to scan_impl (see radix_sort_lsd).
+template <typename params, typename T>
+std::size_t scan_temp_bytes(std::int64_t count) {
+  using P = params_or<params, scan_params<T>>;
+  return count ? lookback_state<T>::storage_bytes(num_tiles<P>(count)) : 0;
+}
+
+// `temp`: scan_temp_bytes<params, T>(count) bytes of the caller's, or nullptr to allocate them here.
 template <scan_kind kind, typename params, typename T, typename It, typename Out, typename Op, typename TotalOut>
 void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T> init, Op op,
-               TotalOut total, context& ctx) {
+               TotalOut total, void* temp, context& ctx) {
   check_count(fn, "count", count);
   check_pointer(fn, "input", input, count);
   check_pointer(fn, "output", output, count);
@@ -49,9 +58,11 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
     return;
   }
   int tiles = num_tiles<P>(count, fn);
-  buffer<unsigned char> state_memory(std::int64_t(lookback_state<T>::storage_bytes(tiles)), ctx);
-  platform::memset_device(state_memory.data(), 0, std::size_t(state_memory.size()), ctx.stream());
-  lookback_state<T> state(state_memory.data(), tiles);
+  std::size_t state_bytes = lookback_state<T>::storage_bytes(tiles);
+  buffer<unsigned char> own_state(temp ? 0 : std::int64_t(state_bytes), ctx);
+  void* state_memory = temp ? temp : own_state.data();
+  platform::memset_device(state_memory, 0, state_bytes, ctx.stream());
+  lookback_state<T> state(state_memory, tiles);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> shared;
@@ -119,7 +130,7 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
 template <typename params = void, typename It, typename Out, typename T, typename Op, typename TotalOut>
 void exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, TotalOut total, context& ctx) {
   detail::scan_impl<scan_kind::exclusive, params, T>("mgpu::exclusive_scan", input, count, output,
-                                                     maybe<T>{init, true}, op, total, ctx);
+                                                     maybe<T>{init, true}, op, total, nullptr, ctx);
 }
 template <typename params = void, typename It, typename Out, typename T, typename Op>
 void exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, context& ctx) {
@@ -133,7 +144,7 @@ template <typename params = void, typename It, typename Out, typename Op, typena
 void inclusive_scan(It input, std::int64_t count, Out output, Op op, TotalOut total, context& ctx) {
   using T = iterator_value_t<It>;
   detail::scan_impl<scan_kind::inclusive, params, T>("mgpu::inclusive_scan", input, count, output,
-                                                     maybe<T>{T{}, false}, op, total, ctx);
+                                                     maybe<T>{T{}, false}, op, total, nullptr, ctx);
 }
 template <typename params = void, typename It, typename Out, typename Op>
 void inclusive_scan(It input, std::int64_t count, Out output, Op op, context& ctx) {

@@ -27,6 +27,7 @@
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
 #include "../core/operators.hpp"
+#include "../core/segments.hpp"
 #include "../cta/cta_scan.hpp"
 #include "../cta/cta_sort.hpp"
 #include "../cta/loadstore.hpp"
@@ -42,26 +43,6 @@
 #include <utility>
 
 namespace mgpu {
-
-// Segments given by the sorted start position of each: segment i is [heads[i], heads[i + 1]),
-// the last ends at the array's end, and elements before heads[0] form a segment of their own.
-// Heads must be sorted and in [0, count]; repeated heads make empty segments.
-template <typename HeadIt>
-struct segment_heads {
-  HeadIt heads;
-  std::int64_t num_heads;
-};
-template <typename HeadIt>
-segment_heads<HeadIt> segments_by_heads(HeadIt heads, std::int64_t num_heads) {
-  return segment_heads<HeadIt>{heads, num_heads};
-}
-
-// Segments given by a bitfield: bit (i % 32) of flags[i / 32] set means element i starts a
-// segment (element 0 always does). Bits at or past count are ignored.
-struct segment_flags {
-  const unsigned* flags;
-};
-inline segment_flags segments_by_flags(const unsigned* flags) { return segment_flags{flags}; }
 
 // The mergesort's tiles (bench/tune.cu segshapes: smaller CTAs, <128, 15>, sort short segments up to
 // 15% faster but a single long segment 10% slower).
@@ -496,15 +477,21 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
 template <typename params = void, typename K, typename Segments, typename Comp>
 void segmented_sort(K* keys, std::int64_t count, Segments segments, Comp comp, context& ctx) {
   using P = params_or<params, segmented_sort_params<K>>;
-  detail::segmented_sort_impl<P, K, empty_t>("mgpu::segmented_sort", keys, constant_iterator<empty_t>(),
-                                             static_cast<empty_t*>(nullptr), count, segments, comp, ctx);
+  MGPU_REQUIRE_SEGMENTS(Segments);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_segment_description_v<Segments> && is_comparator_v<Comp, K>)
+    detail::segmented_sort_impl<P, K, empty_t>("mgpu::segmented_sort", keys, constant_iterator<empty_t>(),
+                                               static_cast<empty_t*>(nullptr), count, segments, comp, ctx);
 }
 
 // Key-value pairs: values[i] moves with keys[i].
 template <typename params = void, typename K, typename V, typename Segments, typename Comp>
 void segmented_sort(K* keys, V* values, std::int64_t count, Segments segments, Comp comp, context& ctx) {
   using P = params_or<params, segmented_sort_params<K, V>>;
-  detail::segmented_sort_impl<P, K, V>("mgpu::segmented_sort", keys, values, values, count, segments, comp, ctx);
+  MGPU_REQUIRE_SEGMENTS(Segments);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_segment_description_v<Segments> && is_comparator_v<Comp, K>)
+    detail::segmented_sort_impl<P, K, V>("mgpu::segmented_sort", keys, values, values, count, segments, comp, ctx);
 }
 
 // Sorts keys as segmented_sort does and writes the permutation: indices[i] is the original
@@ -514,8 +501,11 @@ void segmented_sort_indices(K* keys, std::int64_t count, Segments segments, Inde
                             context& ctx) {
   static_assert(std::is_integral<Index>::value, "indices are integers");
   using P = params_or<params, segmented_sort_params<K, Index>>;
-  detail::segmented_sort_impl<P, K, Index>("mgpu::segmented_sort_indices", keys, make_counting_iterator<Index>(0),
-                                           indices, count, segments, comp, ctx);
+  MGPU_REQUIRE_SEGMENTS(Segments);
+  MGPU_REQUIRE_COMPARATOR(Comp, K);
+  if constexpr (is_segment_description_v<Segments> && is_comparator_v<Comp, K>)
+    detail::segmented_sort_impl<P, K, Index>("mgpu::segmented_sort_indices", keys, make_counting_iterator<Index>(0),
+                                             indices, count, segments, comp, ctx);
 }
 
 }  // namespace mgpu

@@ -7,6 +7,7 @@
 #include "cta_launch.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,8 @@ class buffer {
   // `count` uninitialized elements.
   buffer(std::int64_t count, context& ctx) : ctx_(&ctx), count_(count) {
     detail::check_count("mgpu::buffer", "count", count);
+    if (count > std::numeric_limits<std::int64_t>::max() / std::int64_t(sizeof(T)))
+      detail::throw_argument("mgpu::buffer", "count", "is more elements than std::int64_t counts bytes of");
     data_ = static_cast<T*>(ctx.allocate(std::size_t(count) * sizeof(T)));
   }
   // A copy of a host vector.

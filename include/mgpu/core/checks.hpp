@@ -26,11 +26,28 @@ void check_count(const char* function, const char* parameter, Int count) {
     throw_argument(function, parameter, "exceeds the largest std::int64_t");
 }
 
-// Raw pointers must not be null when they are read or written; iterators are not checked.
+// a_count + b_count, or an exception naming both if the sum exceeds the largest std::int64_t (both
+// already checked non-negative).
+inline std::int64_t checked_sum(const char* function, const char* a_parameter, std::int64_t a_count,
+                                const char* b_parameter, std::int64_t b_count) {
+  if (a_count > std::numeric_limits<std::int64_t>::max() - b_count)
+    throw_argument(function, b_parameter,
+                   std::string("plus '") + a_parameter + "' exceeds the largest std::int64_t (got " +
+                       std::to_string(b_count) + " + " + std::to_string(a_count) + ")");
+  return a_count + b_count;
+}
+
+// Raw pointers must not be null when they are read or written, and an array of `count` elements
+// must fit in memory (its size in bytes in std::int64_t); iterators are not checked.
 template <typename It>
 void check_pointer(const char* function, const char* parameter, const It& it, std::int64_t count) {
-  if constexpr (std::is_pointer<It>::value)
+  if constexpr (std::is_pointer<It>::value) {
     if (count > 0 && it == nullptr) throw_argument(function, parameter, "is a null pointer");
+    constexpr std::int64_t element_bytes = std::int64_t(sizeof(*it));
+    if (count > std::numeric_limits<std::int64_t>::max() / element_bytes)
+      throw_argument(function, parameter,
+                     "would hold " + std::to_string(count) + " elements, more bytes than std::int64_t counts");
+  }
 }
 
 // Whether the byte ranges of two raw-pointer arrays overlap (false for iterators), and whether

@@ -38,11 +38,16 @@
     type* name = reinterpret_cast<type*>(::mgpu::sim::dynamic_shared_memory())
 #endif
 
-// Fully unrolls the loop that follows (register arrays must be indexed by constants).
-#if defined(MGPU_BACKEND_CUDA) || defined(__clang__)
+// Fully unrolls the loop that follows (register arrays must be indexed by constants). Each
+// compiler gets its own spelling: nvcc's device pass and clang "unroll", GCC (the simulator)
+// "GCC unroll". nvcc's host pass gets none: neither spelling is known to both its front end and
+// the host compiler, and host code does not run the kernels.
+#if defined(MGPU_DEVICE_PASS) || (defined(__clang__) && !defined(MGPU_BACKEND_CUDA))
   #define MGPU_UNROLL _Pragma("unroll")
-#else
+#elif defined(__GNUC__) && !defined(MGPU_BACKEND_CUDA)
   #define MGPU_UNROLL _Pragma("GCC unroll 64")
+#else
+  #define MGPU_UNROLL
 #endif
 
 namespace mgpu {

@@ -1,0 +1,15 @@
+// expect: nothing (compiles)
+// The same calls written right, so that the misuse cases fail for their own reason.
+#include <mgpu/mgpu.hpp>
+struct record {
+  int id;
+  float weight;
+};
+struct by_weight_descending {
+  MGPU_HOST_DEVICE bool operator()(const record& a, const record& b) const { return a.weight > b.weight; }
+};
+void use(int* keys, int* offsets, record* records, mgpu::context& ctx) {
+  mgpu::segmented_sort(keys, 1000, mgpu::segments_by_heads(offsets, 10), mgpu::less<>(), ctx);
+  mgpu::mergesort(keys, 1000, mgpu::greater<>(), ctx);
+  mgpu::merge(records, 10, records + 10, 10, records + 20, by_weight_descending(), ctx);
+}
