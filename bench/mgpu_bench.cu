@@ -354,7 +354,7 @@ struct bulk_insert_case {
         },
         n, e.ctx);
     auto mgpu_run = [&] {
-      mgpu::bulk_insert(a.data(), a_count, indices.data(), b.data(), b_count, mgpu_out.data(), e.ctx);
+      mgpu::bulk_insert(a.data(), indices.data(), a_count, b.data(), b_count, mgpu_out.data(), e.ctx);
     };
     case_id c{name, type_name<T>::value, n};
     double bytes = double(a_count) * double(sizeof(T) + sizeof(int)) + double(b_count) * sizeof(T) + double(n) * sizeof(T);

@@ -178,7 +178,7 @@ void demo_bulk(mgpu::context& ctx) {
   // insertion indices are both step_iterators.
   const int insert_count = int(mgpu::div_up(n - 2, 5));
   mgpu::buffer<int> grown(n + insert_count, ctx);
-  mgpu::bulk_insert(mgpu::make_step_iterator(1000, 10), insert_count, mgpu::make_step_iterator(2, 5), data.data(), n,
+  mgpu::bulk_insert(mgpu::make_step_iterator(1000, 10), mgpu::make_step_iterator(2, 5), insert_count, data.data(), n,
                     grown.data(), ctx);
   std::printf("\nInserting before every 5th element starting at item 2:\n");
   print_array(grown, "%4d");

@@ -516,7 +516,7 @@ std::vector<failure_case> failure_cases() {
                      },
                      [checked](A& a, mgpu::context& ctx) {
                        ctx.set_checked(checked);
-                       mgpu::bulk_insert(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.ptr<int>(2), a.count<int>(2),
+                       mgpu::bulk_insert(a.ptr<int>(0), a.ptr<int>(1), a.count<int>(0), a.ptr<int>(2), a.count<int>(2),
                                          a.ptr<int>(3), ctx);
                      },
                      [](A& a) {

@@ -133,7 +133,7 @@ void check_insert(mgpu::context& ctx, const std::vector<T>& a, const std::vector
   std::int64_t a_count = std::int64_t(a.size()), b_count = std::int64_t(b.size());
   mgpu::buffer<T> da(a, ctx), db(b, ctx), out = poisoned<T>(a_count + b_count, ctx);
   mgpu::buffer<I> idx(indices, ctx);
-  mgpu::bulk_insert<params>(da.data(), a_count, idx.data(), db.data(), b_count, out.data(), ctx);
+  mgpu::bulk_insert<params>(da.data(), idx.data(), a_count, db.data(), b_count, out.data(), ctx);
   EXPECT_TRUE(same(mgpu_ref::bulk_insert(a, indices, b), out.to_host()));
 }
 
@@ -259,7 +259,7 @@ MGPU_TEST(Bulk, SeedExamples) {
   // step_iterators, as in the seed.
   const int insert_count = int(mgpu::div_up(n - 2, 5));
   mgpu::buffer<int> inserted = poisoned<int>(n + insert_count, ctx);
-  mgpu::bulk_insert(mgpu::make_step_iterator(1000, 10), insert_count, mgpu::make_step_iterator(2, 5), data.data(), n,
+  mgpu::bulk_insert(mgpu::make_step_iterator(1000, 10), mgpu::make_step_iterator(2, 5), insert_count, data.data(), n,
                     inserted.data(), ctx);
   std::vector<int> got = inserted.to_host();
   const std::vector<int> seed_first_rows = {0,  1,  1000, 2,  3,  4,    5,  6,  1010, 7,
@@ -275,7 +275,7 @@ MGPU_TEST(Bulk, SeedExamples) {
   // a_count 5, b_count 3, indices (1, 1, 2, 3, 3): B0 A0 A1 B1 A2 B2 A3 A4.
   mgpu::buffer<int> small_a(std::vector<int>{100, 101, 102, 103, 104}, ctx), small_b(std::vector<int>{0, 1, 2}, ctx);
   mgpu::buffer<int> small_indices(std::vector<int>{1, 1, 2, 3, 3}, ctx), small_out = poisoned<int>(8, ctx);
-  mgpu::bulk_insert(small_a.data(), 5, small_indices.data(), small_b.data(), 3, small_out.data(), ctx);
+  mgpu::bulk_insert(small_a.data(), small_indices.data(), 5, small_b.data(), 3, small_out.data(), ctx);
   EXPECT_TRUE(same(std::vector<int>{0, 100, 101, 1, 102, 2, 103, 104}, small_out.to_host()));
 }
 
@@ -295,7 +295,7 @@ MGPU_TEST(Bulk, IteratorInputsAndOutputs) {
 
   // Interleave: -1 - i before each i.
   mgpu::buffer<std::int64_t> merged = poisoned<std::int64_t>(2 * n, ctx);
-  mgpu::bulk_insert(mgpu::make_step_iterator<std::int64_t>(-1, -1), n, mgpu::make_counting_iterator<std::int64_t>(0),
+  mgpu::bulk_insert(mgpu::make_step_iterator<std::int64_t>(-1, -1), mgpu::make_counting_iterator<std::int64_t>(0), n,
                     mgpu::make_counting_iterator<std::int64_t>(0), n, merged.data(), ctx);
   std::vector<std::int64_t> interleaved;
   for (std::int64_t i = 0; i < n; ++i) interleaved.push_back(-1 - i), interleaved.push_back(i);
@@ -339,19 +339,19 @@ MGPU_TEST(Bulk, BadArgumentsThrowAndWriteNothing) {
   expect_invalid_argument(rm, "output", [&] { mgpu::bulk_remove(i, 6, x, 3, x + 1, ctx); });  // overlaps indices
 
   const char* ins = "mgpu::bulk_insert";
-  expect_invalid_argument(ins, "a_count", [&] { mgpu::bulk_insert(i, -1, x, i, 6, o, ctx); });
-  expect_invalid_argument(ins, "b_count", [&] { mgpu::bulk_insert(i, 3, x, i, -6, o, ctx); });
-  expect_invalid_argument(ins, "a", [&] { mgpu::bulk_insert(null, 3, x, i, 6, o, ctx); });
-  expect_invalid_argument(ins, "indices", [&] { mgpu::bulk_insert(i, 3, null, i, 6, o, ctx); });
-  expect_invalid_argument(ins, "b", [&] { mgpu::bulk_insert(i, 3, x, null, 6, o, ctx); });
-  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(i, 3, x, i, 6, null, ctx); });
-  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(o, 3, x, i, 6, o + 1, ctx); });  // overlaps a
-  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(o, 3, x, i, 6, x, ctx); });      // overlaps indices
-  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(o, 3, x, i, 6, i, ctx); });      // overlaps b
+  expect_invalid_argument(ins, "a_count", [&] { mgpu::bulk_insert(i, x, -1, i, 6, o, ctx); });
+  expect_invalid_argument(ins, "b_count", [&] { mgpu::bulk_insert(i, x, 3, i, -6, o, ctx); });
+  expect_invalid_argument(ins, "a", [&] { mgpu::bulk_insert(null, x, 3, i, 6, o, ctx); });
+  expect_invalid_argument(ins, "indices", [&] { mgpu::bulk_insert(i, null, 3, i, 6, o, ctx); });
+  expect_invalid_argument(ins, "b", [&] { mgpu::bulk_insert(i, x, 3, null, 6, o, ctx); });
+  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(i, x, 3, i, 6, null, ctx); });
+  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(o, x, 3, i, 6, o + 1, ctx); });  // overlaps a
+  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(o, x, 3, i, 6, x, ctx); });      // overlaps indices
+  expect_invalid_argument(ins, "output", [&] { mgpu::bulk_insert(o, x, 3, i, 6, i, ctx); });      // overlaps b
 
   // Zero counts with null pointers are fine and do nothing.
   mgpu::bulk_remove(null, 0, null, 0, null, ctx);
-  mgpu::bulk_insert(null, 0, null, null, 0, null, ctx);
+  mgpu::bulk_insert(null, null, 0, null, 0, null, ctx);
 
   EXPECT_TRUE(same(std::vector<int>{1, 2, 3, 4, 5, 6}, in.to_host()));
   EXPECT_TRUE(same(std::vector<int>{0, 2, 4}, idx.to_host()));
@@ -392,7 +392,7 @@ MGPU_TEST(Bulk, CheckedModeCatchesBadIndices) {
   auto insert_with = [&](std::vector<int> indices) {
     return [&, indices] {
       mgpu::buffer<int> idx(indices, ctx);
-      mgpu::bulk_insert(a.data(), std::int64_t(indices.size()), idx.data(), in.data(), n, out.data(), ctx);
+      mgpu::bulk_insert(a.data(), idx.data(), std::int64_t(indices.size()), in.data(), n, out.data(), ctx);
     };
   };
   std::size_t m = positions.size() / 2;
@@ -429,7 +429,7 @@ MGPU_TEST(Bulk, UncheckedMisuseStaysInBounds) {
     std::int64_t r = std::int64_t(indices.size());
     mgpu::buffer<int> out = poisoned<int>(n + r + 2 * guard, ctx);
     mgpu::bulk_remove(in.data(), n, idx.data(), r, out.data() + guard, ctx);
-    mgpu::bulk_insert(in.data(), r, idx.data(), in.data(), n, out.data() + guard, ctx);
+    mgpu::bulk_insert(in.data(), idx.data(), r, in.data(), n, out.data() + guard, ctx);
     std::vector<int> got = out.to_host();
     EXPECT_TRUE(std::all_of(got.begin(), got.begin() + guard, [](int v) { return v == poison<int>(); }));
     EXPECT_TRUE(std::all_of(got.end() - guard, got.end(), [](int v) { return v == poison<int>(); }));

@@ -188,8 +188,8 @@ MGPU_TEST(LargeCounts, BulkRemoveInsert2To31) {
   // n is a multiple of 3: output group i is a's element i, then b's elements 2i and 2i + 1.
   ASSERT_EQ(n % 3, 0);
   const std::int64_t a_count = n / 3, b_count = n - a_count;
-  mgpu::bulk_insert(mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(b_count)), a_count,
-                    mgpu::make_step_iterator<std::int64_t>(0, 2), mgpu::make_counting_iterator<std::uint32_t>(0),
+  mgpu::bulk_insert(mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(b_count)), mgpu::make_step_iterator<std::int64_t>(0, 2),
+                    a_count, mgpu::make_counting_iterator<std::uint32_t>(0),
                     b_count, out.data(), ctx);
   EXPECT_EQ(count_failing(n, [=] MGPU_LAMBDA(std::int64_t p) {
     std::int64_t group = p / 3, slot = p % 3;

@@ -49,9 +49,9 @@ struct bulk_insert_storage {
 // position), a first on ties. Example: a_count 5, b_count 3, indices (1, 1, 2, 3, 3) gives
 // B0 A0 A1 B1 A2 B2 A3 A4.
 //
-//   a, a_count: the values to insert (random-access iterator).
-//   indices:    a_count insertion indices (integer value type), sorted ascending (repeats
-//               allowed), each in [0, b_count].
+//   a, indices: the values to insert (random-access iterator) and where each goes: a_count
+//               insertion indices (integer value type), sorted ascending (repeats allowed),
+//               each in [0, b_count]. They share a_count, so both come before it.
 //   b, b_count: the array inserted into.
 //   output:     a_count + b_count elements; must not overlap a, indices or b.
 // Values are converted to std::common_type_t of a's and b's value types (any copyable type).
@@ -66,7 +66,7 @@ struct bulk_insert_storage {
 // unsorted or outside [0, b_count]; outputs are then untouched. Unchecked, such indices give
 // unspecified output (the call still reads and writes only inside the arrays).
 template <typename params = void, typename AIt, typename IndicesIt, typename BIt, typename OutputIt>
-void bulk_insert(AIt a, std::int64_t a_count, IndicesIt indices, BIt b, std::int64_t b_count, OutputIt output,
+void bulk_insert(AIt a, IndicesIt indices, std::int64_t a_count, BIt b, std::int64_t b_count, OutputIt output,
                  context& ctx) {
   constexpr const char* fn = "mgpu::bulk_insert";
   using T = std::common_type_t<iterator_value_t<AIt>, iterator_value_t<BIt>>;

@@ -35,8 +35,14 @@ class buffer {
   }
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
+  // Gives the memory back, stream-ordered. A destructor must not throw: an allocator that fails
+  // to take memory back (after a sticky CUDA error, say) leaves it lost rather than ending the
+  // program; the error shows again at the next CUDA call.
   ~buffer() {
-    if (data_) ctx_->deallocate(data_, std::size_t(count_) * sizeof(T));
+    if (data_) try {
+        ctx_->deallocate(data_, std::size_t(count_) * sizeof(T));
+      } catch (...) {
+      }
   }
 
   T* data() { return data_; }
@@ -47,7 +53,8 @@ class buffer {
   // Copies `count` elements from host memory into the start of the buffer (stream-ordered;
   // `host` must stay valid until the stream reaches the copy).
   void to_device(const T* host, std::int64_t count) {
-    if (count < 0 || count > count_) detail::throw_argument("mgpu::buffer::to_device", "count", "exceeds the buffer");
+    detail::check_count("mgpu::buffer::to_device", "count", count);
+    if (count > count_) detail::throw_argument("mgpu::buffer::to_device", "count", "exceeds the buffer's size");
     platform::copy_to_device(data_, host, std::size_t(count) * sizeof(T), ctx_->stream());
   }
   // Copies the buffer to a host vector; waits for the stream.

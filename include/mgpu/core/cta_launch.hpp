@@ -40,6 +40,7 @@ void cta_launch_with_shared(F f, int num_ctas, std::size_t shared_bytes, context
 // would exceed CUDA's limit of 2^31 - 1 CTAs.
 template <typename params>
 int num_tiles(std::int64_t count, const char* function = "mgpu::num_tiles") {
+  detail::check_count(function, "count", count);
   std::int64_t tiles = div_up(count, std::int64_t(params::nv));
   if (tiles > std::numeric_limits<int>::max())
     detail::throw_argument(function, "count", "needs more than 2^31 - 1 tiles");
@@ -83,7 +84,7 @@ void cta_launch_listed_tiles(F f, const int* listed, const int* num_listed, int 
   detail::check_pointer("mgpu::cta_launch_listed_tiles", "num_listed", num_listed, 1);
   detail::check_pointer("mgpu::cta_launch_listed_tiles", "listed", listed, max_listed);
   auto loop = [=] MGPU_LAMBDA(int tid, int cta, Args... a) {
-    int n = *num_listed;
+    int n = *num_listed < max_listed ? *num_listed : max_listed;  // a list longer than promised is cut
     for (int i = cta; i < n; i += int(gridDim.x)) {
       f(tid, listed[i], a...);
       __syncthreads();

@@ -149,6 +149,7 @@ struct discard_iterator {
   MGPU_HOST_DEVICE proxy operator*() const { return proxy{}; }
   MGPU_HOST_DEVICE discard_iterator operator+(std::int64_t) const { return *this; }
 };
+MGPU_HOST_DEVICE discard_iterator make_discard_iterator() { return discard_iterator(); }
 
 // The type an input iterator yields.
 template <typename It>
