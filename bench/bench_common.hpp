@@ -67,11 +67,17 @@ class device_array {
 template <class T>
 struct type_name;
 template <>
-struct type_name<std::int32_t> { static constexpr const char* value = "int32"; };
+struct type_name<std::int32_t> {
+  static constexpr const char* value = "int32";
+};
 template <>
-struct type_name<std::int64_t> { static constexpr const char* value = "int64"; };
+struct type_name<std::int64_t> {
+  static constexpr const char* value = "int64";
+};
 template <>
-struct type_name<float> { static constexpr const char* value = "float"; };
+struct type_name<float> {
+  static constexpr const char* value = "float";
+};
 
 // ---- random inputs -----------------------------------------------------------------------------
 
@@ -99,8 +105,8 @@ MGPU_HOST_DEVICE T random_value(std::uint64_t bits, T lo, T hi) {
 // p[i] = random_value(hash(seed, i), lo, hi) for i in [0, n), on ctx's stream.
 template <class T>
 void fill_random(T* p, std::int64_t n, std::uint64_t seed, T lo, T hi, mgpu::context& ctx) {
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { p[i] = random_value(mix64(seed ^ mix64(std::uint64_t(i))), lo, hi); },
-                  n, ctx);
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) { p[i] = random_value(mix64(seed ^ mix64(std::uint64_t(i))), lo, hi); }, n, ctx);
 }
 
 // ---- timing ------------------------------------------------------------------------------------
@@ -121,7 +127,8 @@ __global__ void spin_kernel(std::uint64_t ns) {
 template <int = 0>
 __global__ void read_kernel(const uint4* p, std::int64_t n, unsigned* sink) {
   unsigned acc = 0;
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
     uint4 v = p[i];
     acc |= v.x | v.y | v.z | v.w;
   }
@@ -195,8 +202,7 @@ double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flu
     MGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     if (r >= warmup) {
       times.push_back(ms);
-    } else if (budget_ms > 0 && (r >= 1 || warmup == 1) && ms > 0 &&
-               double(warmup - r - 1 + reps) * ms > budget_ms) {
+    } else if (budget_ms > 0 && (r >= 1 || warmup == 1) && ms > 0 && double(warmup - r - 1 + reps) * ms > budget_ms) {
       int fit = int(budget_ms / ms);
       reps = std::max(std::min(reps, min_reps), std::min(reps, fit));
       warmup = r + 1;
@@ -215,7 +221,9 @@ inline double memcpy_gbps(cudaStream_t stream) {
   device_array<unsigned char> src(bytes), dst(bytes);
   MGPU_CUDA_CHECK(cudaMemsetAsync(src.data(), 1, std::size_t(bytes), stream));
   double ms = median_ms(
-      [&] { MGPU_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), std::size_t(bytes), cudaMemcpyDeviceToDevice, stream)); },
+      [&] {
+        MGPU_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), std::size_t(bytes), cudaMemcpyDeviceToDevice, stream));
+      },
       3, 10, stream);
   return 2.0 * double(bytes) / (ms * 1e6);
 }
@@ -350,8 +358,8 @@ class report {
   report(std::string date, std::string device, double memcpy_gbps, const std::string& csv_path, int reps)
       : date_(std::move(date)), device_(std::move(device)), memcpy_gbps_(memcpy_gbps), reps_(reps) {
     if (!csv_path.empty())
-      csv_ = csv_writer(csv_path, {"date", "device", "primitive", "type", "n", "impl", "ms", "gelems_per_s",
-                                   "gb_per_s", "pct_memcpy", "speedup_vs_cccl"});
+      csv_ = csv_writer(csv_path, {"date", "device", "primitive", "type", "n", "impl", "ms", "gelems_per_s", "gb_per_s",
+                                   "pct_memcpy", "speedup_vs_cccl"});
   }
 
   // `bytes`: the fewest bytes the call must move (inputs read once, outputs written once).
@@ -518,8 +526,7 @@ T value_at(const T* p, std::int64_t i, cudaStream_t stream) {
 // their input before each run, outside the timed region.
 template <class T>
 void copy_async(T* dst, const T* src, std::int64_t n, cudaStream_t stream) {
-  if (n > 0)
-    MGPU_CUDA_CHECK(cudaMemcpyAsync(dst, src, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+  if (n > 0) MGPU_CUDA_CHECK(cudaMemcpyAsync(dst, src, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice, stream));
 }
 
 struct env {
@@ -527,8 +534,8 @@ struct env {
   int warmup, reps;
   l2_flush& flush;
   report& out;
-  double budget_ms = 0;            // per implementation and case: see median_ms
-  std::int64_t headline_n = 0;     // the current primitive's headline size (set by main)
+  double budget_ms = 0;         // per implementation and case: see median_ms
+  std::int64_t headline_n = 0;  // the current primitive's headline size (set by main)
   std::uint64_t seed = 0x6d677075;
 
   cudaStream_t stream() const { return ctx.stream(); }
@@ -559,8 +566,8 @@ struct env {
   // As compare, for calls that change their input (in-place sorts): each setup restores the
   // input of its implementation before every run, outside the timed region.
   template <class MS, class M, class BS, class B>
-  void compare_with_setup(const case_id& c, double bytes, MS&& mgpu_setup, M&& mgpu_run, BS&& base_setup,
-                          B&& base_run, const std::string& base = "cccl") {
+  void compare_with_setup(const case_id& c, double bytes, MS&& mgpu_setup, M&& mgpu_run, BS&& base_setup, B&& base_run,
+                          const std::string& base = "cccl") {
     timed m = time("mgpu", mgpu_run, mgpu_setup);
     timed b = time(base, base_run, base_setup);
     add(c, bytes, m, {b});

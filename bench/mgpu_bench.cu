@@ -156,8 +156,8 @@ struct merge_case {
     });
     auto mgpu_run = [&] {
       if constexpr (pairs)
-        mgpu::merge(a.data(), a_values.data(), na, b.data(), b_values.data(), nb, mgpu_keys.data(),
-                    mgpu_values.data(), mgpu::less<T>(), e.ctx);
+        mgpu::merge(a.data(), a_values.data(), na, b.data(), b_values.data(), nb, mgpu_keys.data(), mgpu_values.data(),
+                    mgpu::less<T>(), e.ctx);
       else
         mgpu::merge(a.data(), na, b.data(), nb, mgpu_keys.data(), mgpu::less<T>(), e.ctx);
     };
@@ -205,9 +205,9 @@ struct mergesort_case {
         mgpu::mergesort(mgpu_keys.data(), n, mgpu::less<T>(), e.ctx);
     };
     case_id c{name, type_name<T>::value, n};
-    e.compare_with_setup(c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)),
-                         [&] { restore(mgpu_keys, mgpu_values); }, mgpu_run, [&] { restore(cccl_keys, cccl_values); },
-                         cccl);
+    e.compare_with_setup(
+        c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)), [&] { restore(mgpu_keys, mgpu_values); },
+        mgpu_run, [&] { restore(cccl_keys, cccl_values); }, cccl);
     e.check(c, mgpu_keys, cccl_keys, n);
     if constexpr (pairs) e.check(c, mgpu_values, cccl_values, n);
   }
@@ -259,9 +259,9 @@ struct radix_sort_case {
         mgpu::radix_sort(mgpu_keys.data(), n, e.ctx);
     };
     case_id c{name, type_name<T>::value, n};
-    e.compare_with_setup(c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)),
-                         [&] { restore(mgpu_keys, mgpu_values); }, mgpu_run, [&] { restore(cccl_keys, cccl_values); },
-                         cccl);
+    e.compare_with_setup(
+        c, 2.0 * double(n) * double(sizeof(T) + (pairs ? sizeof(V) : 0)), [&] { restore(mgpu_keys, mgpu_values); },
+        mgpu_run, [&] { restore(cccl_keys, cccl_values); }, cccl);
     e.check(c, mgpu_keys.data(), cccl_keys_out, n);
     if constexpr (pairs) e.check(c, mgpu_values.data(), cccl_values_out, n);
   }
@@ -289,7 +289,8 @@ struct bulk_remove_case {
     const std::uint64_t seed = e.seed ^ 0x71;
     mgpu::transform(
         [=] MGPU_LAMBDA(std::int64_t i) {
-          bool kept = kind == removal::alternate ? i % 2 == 0 : (bench::mix64(seed ^ bench::mix64(std::uint64_t(i))) >> 63) != 0;
+          bool kept = kind == removal::alternate ? i % 2 == 0
+                                                 : (bench::mix64(seed ^ bench::mix64(std::uint64_t(i))) >> 63) != 0;
           keep_p[i] = kept;
           gone_p[i] = !kept;
           positions_p[i] = int(i);
@@ -357,7 +358,8 @@ struct bulk_insert_case {
       mgpu::bulk_insert(a.data(), indices.data(), a_count, b.data(), b_count, mgpu_out.data(), e.ctx);
     };
     case_id c{name, type_name<T>::value, n};
-    double bytes = double(a_count) * double(sizeof(T) + sizeof(int)) + double(b_count) * sizeof(T) + double(n) * sizeof(T);
+    double bytes =
+        double(a_count) * double(sizeof(T) + sizeof(int)) + double(b_count) * sizeof(T) + double(n) * sizeof(T);
     e.add(c, bytes, e.time("mgpu", mgpu_run), {});
     e.check(c, mgpu_out, expected, n);
   }
@@ -498,10 +500,11 @@ struct locality_sort_case {
       T* to = k.data();
       return [&e, &keys, n, to] { copy_async(to, keys.data(), n, e.stream()); };
     };
-    timed locality = e.time("mgpu", [&] { mgpu::locality_sort(mgpu_keys.data(), n, mgpu::less<T>(), e.ctx); },
-                            restore(mgpu_keys));
-    timed mergesort = e.time("mgpu_mergesort", [&] { mgpu::mergesort(mergesort_keys.data(), n, mgpu::less<T>(), e.ctx); },
-                             restore(mergesort_keys));
+    timed locality = e.time(
+        "mgpu", [&] { mgpu::locality_sort(mgpu_keys.data(), n, mgpu::less<T>(), e.ctx); }, restore(mgpu_keys));
+    timed mergesort = e.time(
+        "mgpu_mergesort", [&] { mgpu::mergesort(mergesort_keys.data(), n, mgpu::less<T>(), e.ctx); },
+        restore(mergesort_keys));
     timed cub = e.time("cccl", cccl, restore(cccl_keys));
     case_id c{name, type_name<T>::value, n};
     e.add(c, 2.0 * double(n) * sizeof(T), locality, {mergesort, cub});
@@ -515,16 +518,21 @@ enum class elem { int32, int64, float32 };
 
 const char* elem_name(elem t) {
   switch (t) {
-    case elem::int32: return type_name<std::int32_t>::value;
-    case elem::int64: return type_name<std::int64_t>::value;
-    default: return type_name<float>::value;
+    case elem::int32:
+      return type_name<std::int32_t>::value;
+    case elem::int64:
+      return type_name<std::int64_t>::value;
+    default:
+      return type_name<float>::value;
   }
 }
 
 template <class Case>
 void run_as(elem t, env& e, std::int64_t n) {
   switch (t) {
-    case elem::int32: Case::template run<std::int32_t>(e, n); break;
+    case elem::int32:
+      Case::template run<std::int32_t>(e, n);
+      break;
     case elem::int64:
       if constexpr (Case::all_types) Case::template run<std::int64_t>(e, n);
       break;
@@ -675,9 +683,10 @@ int main(int argc, char** argv) {
                 CUB_SUBMINOR_VERSION);
     double ceiling = bench::memcpy_gbps(ctx.stream());
     std::printf("memcpy ceiling (device-to-device 1 GiB, read + write): %.1f GB/s\n", ceiling);
-    std::printf("method: median of %d runs after %d warm-ups (slow calls: fewer, at least %d, about %.0f ms of runs), "
-                "L2 flushed before each; GB/s counts the fewest bytes\n",
-                reps, warmup, bench::min_reps, budget_ms);
+    std::printf(
+        "method: median of %d runs after %d warm-ups (slow calls: fewer, at least %d, about %.0f ms of runs), "
+        "L2 flushed before each; GB/s counts the fewest bytes\n",
+        reps, warmup, bench::min_reps, budget_ms);
 
     bench::report out(utc_now(), props.name, ceiling, opt.csv, reps);
     bench::l2_flush flush(props.l2_bytes);

@@ -12,8 +12,8 @@
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 
 #include <cmath>
 #include <cstdio>
@@ -35,15 +35,17 @@ void tune_scan(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   std::size_t bytes = 0;
   MGPU_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  double cub_ms = bench::median_ms([&] { cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); },
-                                   3, 15, ctx.stream(), &flush);
+  double cub_ms =
+      bench::median_ms([&] { cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); },
+                       3, 15, ctx.stream(), &flush);
   std::printf("scan %s n=%lld: cub %.4f ms\n", name_of<T>(), (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
     double ms = bench::median_ms([&] { mgpu::exclusive_scan<P>(in.data(), n, out.data(), T(0), mgpu::plus<T>(), ctx); },
                                  3, 15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
+    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
+                m.count ? "MISMATCH" : "ok");
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -57,13 +59,14 @@ void tune_reduce(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   std::size_t bytes = 0;
   MGPU_CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  double cub_ms = bench::median_ms([&] { cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); },
-                                   3, 15, ctx.stream(), &flush);
+  double cub_ms =
+      bench::median_ms([&] { cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); }, 3, 15,
+                       ctx.stream(), &flush);
   std::printf("reduce %s n=%lld: cub %.4f ms\n", name_of<T>(), (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double ms = bench::median_ms([&] { mgpu::reduce<P>(in.data(), n, out.data(), T(0), mgpu::plus<T>(), ctx); },
-                                 3, 15, ctx.stream(), &flush);
+    double ms = bench::median_ms([&] { mgpu::reduce<P>(in.data(), n, out.data(), T(0), mgpu::plus<T>(), ctx); }, 3, 15,
+                                 ctx.stream(), &flush);
     T got = out.at(0, ctx.stream()), want = ref.at(0, ctx.stream());
     bool ok = std::is_floating_point<T>::value ? std::fabs(double(got) - double(want)) <= 1e-4 * std::fabs(double(want))
                                                : got == want;
@@ -94,7 +97,8 @@ void tune_merge(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
     if constexpr (pairs)
       return cub::DeviceMerge::MergePairs(temp, bytes, a.data(), a_values.data(), half, b.data(), b_values.data(), half,
                                           ref.data(), ref_values.data(), mgpu::less<int>(), ctx.stream());
-    return cub::DeviceMerge::MergeKeys(temp, bytes, a.data(), half, b.data(), half, ref.data(), mgpu::less<int>(), ctx.stream());
+    return cub::DeviceMerge::MergeKeys(temp, bytes, a.data(), half, b.data(), half, ref.data(), mgpu::less<int>(),
+                                       ctx.stream());
   };
   MGPU_CUDA_CHECK(cub_merge());
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
@@ -102,17 +106,20 @@ void tune_merge(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   std::printf("merge %s int32 n=%lld: cub %.4f ms\n", pairs ? "pairs" : "keys", (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double ms = bench::median_ms([&] {
-      if constexpr (pairs)
-        mgpu::merge<P>(a.data(), a_values.data(), half, b.data(), b_values.data(), half, out.data(), out_values.data(),
-                       mgpu::less<int>(), ctx);
-      else
-        mgpu::merge<P>(a.data(), half, b.data(), half, out.data(), mgpu::less<int>(), ctx);
-    }, 3, 15, ctx.stream(), &flush);
+    double ms = bench::median_ms(
+        [&] {
+          if constexpr (pairs)
+            mgpu::merge<P>(a.data(), a_values.data(), half, b.data(), b_values.data(), half, out.data(),
+                           out_values.data(), mgpu::less<int>(), ctx);
+          else
+            mgpu::merge<P>(a.data(), half, b.data(), half, out.data(), mgpu::less<int>(), ctx);
+        },
+        3, 15, ctx.stream(), &flush);
     // Only keys are compared: these inputs may repeat keys, and CUB's merge is not documented as
     // stable, so its values for equal keys need not be in our order.
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
+    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
+                m.count ? "MISMATCH" : "ok");
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -123,19 +130,29 @@ template <class... Shapes>
 void tune_mergesort(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   bench::device_array<int> source(n), keys(n), ref(n);
   bench::fill_random<int>(source.data(), n, 11, 0, 1 << 30, ctx);
-  auto reset = [&](int* to) { cudaMemcpyAsync(to, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()); };
+  auto reset = [&](int* to) {
+    cudaMemcpyAsync(to, source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+  };
   void* temp = nullptr;
   std::size_t bytes = 0;
   MGPU_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp, bytes, ref.data(), n, mgpu::less<int>(), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
   // The copy that restores the input runs in both timings.
-  double cub_ms = bench::median_ms([&] { reset(ref.data()); cub::DeviceMergeSort::SortKeys(temp, bytes, ref.data(), n, mgpu::less<int>(), ctx.stream()); },
-                                   2, 7, ctx.stream(), &flush);
+  double cub_ms = bench::median_ms(
+      [&] {
+        reset(ref.data());
+        cub::DeviceMergeSort::SortKeys(temp, bytes, ref.data(), n, mgpu::less<int>(), ctx.stream());
+      },
+      2, 7, ctx.stream(), &flush);
   std::printf("mergesort int32 n=%lld: cub %.4f ms (with a reset copy)\n", (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double ms = bench::median_ms([&] { reset(keys.data()); mgpu::mergesort<P>(keys.data(), n, mgpu::less<int>(), ctx); },
-                                 2, 7, ctx.stream(), &flush);
+    double ms = bench::median_ms(
+        [&] {
+          reset(keys.data());
+          mgpu::mergesort<P>(keys.data(), n, mgpu::less<int>(), ctx);
+        },
+        2, 7, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(keys.data(), ref.data(), n, ctx.stream());
     std::printf("  <%4d,%3d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
   };
@@ -154,15 +171,24 @@ void tune_mergesort_pairs(mgpu::context& ctx, std::int64_t n, bench::l2_flush& f
   };
   void* temp = nullptr;
   std::size_t bytes = 0;
-  MGPU_CUDA_CHECK(cub::DeviceMergeSort::SortPairs(temp, bytes, ref.data(), ref_values.data(), n, mgpu::less<int>(), ctx.stream()));
+  MGPU_CUDA_CHECK(
+      cub::DeviceMergeSort::SortPairs(temp, bytes, ref.data(), ref_values.data(), n, mgpu::less<int>(), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  double cub_ms = bench::median_ms([&] { reset(ref.data(), ref_values.data()); cub::DeviceMergeSort::SortPairs(temp, bytes, ref.data(), ref_values.data(), n, mgpu::less<int>(), ctx.stream()); },
-                                   2, 7, ctx.stream(), &flush);
+  double cub_ms = bench::median_ms(
+      [&] {
+        reset(ref.data(), ref_values.data());
+        cub::DeviceMergeSort::SortPairs(temp, bytes, ref.data(), ref_values.data(), n, mgpu::less<int>(), ctx.stream());
+      },
+      2, 7, ctx.stream(), &flush);
   std::printf("mergesort pairs int32 n=%lld: cub %.4f ms (with two reset copies)\n", (long long)n, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double ms = bench::median_ms([&] { reset(keys.data(), values.data()); mgpu::mergesort<P>(keys.data(), values.data(), n, mgpu::less<int>(), ctx); },
-                                 2, 7, ctx.stream(), &flush);
+    double ms = bench::median_ms(
+        [&] {
+          reset(keys.data(), values.data());
+          mgpu::mergesort<P>(keys.data(), values.data(), n, mgpu::less<int>(), ctx);
+        },
+        2, 7, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(keys.data(), ref.data(), n, ctx.stream());
     std::printf("  <%4d,%3d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
   };
@@ -225,18 +251,24 @@ void tune_segmented_sort(mgpu::context& ctx, std::int64_t n, int size, bool rand
   double cub_ms = bench::median_ms([&] { cub_sort(); }, 1, 5, ctx.stream(), &flush);
   double copy_ms = bench::median_ms([&] { reset(keys.data(), values.data()); }, 2, 7, ctx.stream(), &flush);
   std::printf("segmented sort %s int32 n=%lld, %s %d: cub %.4f ms, reset copy %.4f ms\n", pairs ? "pairs" : "keys",
-              (long long)n, random ? "random sizes 0.." : size > 0 ? "segments of" : size == 0 ? "one segment" : "half in one",
+              (long long)n,
+              random      ? "random sizes 0.."
+              : size > 0  ? "segments of"
+              : size == 0 ? "one segment"
+                          : "half in one",
               size, cub_ms, copy_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
     auto segs = mgpu::segments_by_heads(h, segments);
-    double mgpu_ms = bench::median_ms([&] {
-      reset(keys.data(), values.data());
-      if constexpr (pairs)
-        mgpu::segmented_sort<P>(keys.data(), values.data(), n, segs, mgpu::less<int>(), ctx);
-      else
-        mgpu::segmented_sort<P>(keys.data(), n, segs, mgpu::less<int>(), ctx);
-    }, 2, 7, ctx.stream(), &flush);
+    double mgpu_ms = bench::median_ms(
+        [&] {
+          reset(keys.data(), values.data());
+          if constexpr (pairs)
+            mgpu::segmented_sort<P>(keys.data(), values.data(), n, segs, mgpu::less<int>(), ctx);
+          else
+            mgpu::segmented_sort<P>(keys.data(), n, segs, mgpu::less<int>(), ctx);
+        },
+        2, 7, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(keys.data(), ref_out.data(), n, ctx.stream());
     if (pairs && !m.count) m = bench::compare_arrays(values.data(), ref_values_out.data(), n, ctx.stream());
     std::printf("  <%4d,%3d,%2d> %.4f ms (minus the reset copy)  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas,
@@ -255,7 +287,9 @@ void marker_kernel(int ctas, mgpu::context& ctx) {
 void profile_kernels(mgpu::context& ctx, std::int64_t n) {
   bench::device_array<int> source(n), keys(n), other(n), out(n);
   bench::fill_random<int>(source.data(), n, 21, 0, 1 << 30, ctx);
-  auto reset = [&] { cudaMemcpyAsync(keys.data(), source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()); };
+  auto reset = [&] {
+    cudaMemcpyAsync(keys.data(), source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
+  };
   int id = 0;
   auto step = [&](const char* what, auto&& f) {
     for (int r = 0; r < 2; ++r) {
@@ -276,20 +310,30 @@ void profile_kernels(mgpu::context& ctx, std::int64_t n) {
   most = bytes;
   MGPU_CUDA_CHECK(cudaMalloc(&temp, most + (std::size_t(1) << 20)));
   step("mgpu::mergesort keys", [&] { mgpu::mergesort(keys.data(), n, mgpu::less<int>(), ctx); });
-  step("cub mergesort keys", [&] { cub::DeviceMergeSort::SortKeys(temp, bytes, keys.data(), n, mgpu::less<int>(), ctx.stream()); });
+  step("cub mergesort keys",
+       [&] { cub::DeviceMergeSort::SortKeys(temp, bytes, keys.data(), n, mgpu::less<int>(), ctx.stream()); });
   // merge of the two sorted halves (sorted by the mergesort above, reset afterwards)
   cudaMemcpyAsync(other.data(), source.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream());
   mgpu::radix_sort(other.data(), n / 2, ctx);
   mgpu::radix_sort(other.data() + n / 2, n / 2, ctx);
-  step("mgpu::merge keys", [&] { mgpu::merge(other.data(), n / 2, other.data() + n / 2, n / 2, out.data(), mgpu::less<int>(), ctx); });
-  struct prof { const char* name; int size; bool random; };
-  for (prof p : {prof{"segsort fixed 8", 8, false}, prof{"segsort fixed 96", 96, false}, prof{"segsort fixed 128", 128, false},
-                 prof{"segsort fixed 1024", 1024, false}, prof{"segsort random 0..128", 128, true}, prof{"segsort one", 0, false},
-                 prof{"segsort half one", -1, false}}) {
+  step("mgpu::merge keys",
+       [&] { mgpu::merge(other.data(), n / 2, other.data() + n / 2, n / 2, out.data(), mgpu::less<int>(), ctx); });
+  struct prof {
+    const char* name;
+    int size;
+    bool random;
+  };
+  for (prof p :
+       {prof{"segsort fixed 8", 8, false}, prof{"segsort fixed 96", 96, false}, prof{"segsort fixed 128", 128, false},
+        prof{"segsort fixed 1024", 1024, false}, prof{"segsort random 0..128", 128, true},
+        prof{"segsort one", 0, false}, prof{"segsort half one", -1, false}}) {
     std::vector<int> h = profile_heads(n, p.size, p.random);
     bench::device_array<int> heads(std::int64_t(h.size()));
     MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
-    step(p.name, [&] { mgpu::segmented_sort(keys.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size())), mgpu::less<int>(), ctx); });
+    step(p.name, [&] {
+      mgpu::segmented_sort(keys.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size())),
+                           mgpu::less<int>(), ctx);
+    });
   }
   cudaFree(temp);
 }
@@ -357,7 +401,8 @@ int main(int argc, char** argv) {
       tune_segmented_sort<false, lp<256, 11>, lpm<256, 11, 6>, lp<256, 15>, lpm<128, 15, 0>, lpm<128, 15, 8>>(
           ctx, n, argc > 3 ? std::atoi(argv[3]) : 8, argc > 4, flush);
     if (what == "segshapes")
-      for (auto [size, random] : {std::pair{8, false}, {96, false}, {1024, false}, {128, true}, {0, false}, {-1, false}})
+      for (auto [size, random] :
+           {std::pair{8, false}, {96, false}, {1024, false}, {128, true}, {0, false}, {-1, false}})
         tune_segmented_sort<false, lp<256, 11>, lpm<128, 15, 0>, lpm<128, 15, 8>, lpm<128, 15, 10>, lpm<128, 15, 12>>(
             ctx, n, size, random, flush);
     if (what == "segpairshapes")

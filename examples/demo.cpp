@@ -108,8 +108,7 @@ void demo_reduce_scan(mgpu::context& ctx) {
   // Iterators stand in for arrays: the sum of i * i for i < k, with no input in memory.
   const int m = 30;
   mgpu::buffer<int> squares(m, ctx);
-  mgpu::transform_exclusive_scan(mgpu::make_counting_iterator(0), m, squares.data(), 0, mgpu::plus<>(),
-                                 square, ctx);
+  mgpu::transform_exclusive_scan(mgpu::make_counting_iterator(0), m, squares.data(), 0, mgpu::plus<>(), square, ctx);
   std::printf("\ntransform_exclusive_scan of i * i over counting_iterator(0):\n");
   print_array(squares, "%5d");
 }

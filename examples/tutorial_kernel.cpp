@@ -24,8 +24,7 @@ using compact_params = mgpu::launch_params<128, 8>;
 // Writes the values of input[0, count) for which pred is true to output, in order, and their
 // number to num_kept[0]. output needs room for count values. Asynchronous, like the library.
 template <typename T, typename Pred>
-void compact_if(const T* input, std::int64_t count, T* output, Pred pred, std::int64_t* num_kept,
-                mgpu::context& ctx) {
+void compact_if(const T* input, std::int64_t count, T* output, Pred pred, std::int64_t* num_kept, mgpu::context& ctx) {
   using P = compact_params;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
   using reduce_t = mgpu::cta_reduce<NT, int>;
@@ -120,8 +119,8 @@ int main() {
     std::vector<int> got = output.to_host();
     got.resize(std::size_t(kept));
     bool ok = got == expected;
-    std::printf("compact_if on %s: kept %lld of %lld values: %s\n", ctx.props().name.c_str(),
-                (long long)kept, (long long)n, ok ? "ok" : "MISMATCH");
+    std::printf("compact_if on %s: kept %lld of %lld values: %s\n", ctx.props().name.c_str(), (long long)kept,
+                (long long)n, ok ? "ok" : "MISMATCH");
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tutorial kernel failed: %s\n", e.what());

@@ -116,8 +116,8 @@ class caller_arrays {
       if (bytes != arrays_[i].initial) {
         std::size_t first = 0;
         while (bytes[first] == arrays_[i].initial[first]) ++first;
-        return ::testing::AssertionFailure() << "array " << i << " changed (element "
-                                             << first / arrays_[i].element_size << " first)";
+        return ::testing::AssertionFailure()
+               << "array " << i << " changed (element " << first / arrays_[i].element_size << " first)";
       }
     }
     return ::testing::AssertionSuccess();
@@ -240,11 +240,19 @@ std::vector<failure_case> failure_cases() {
   std::vector<failure_case> cases = {
       // ---- reduce and scan ----
       {"reduce",
-       [](A& a, rng_t& rng) { a.add(small_integers<int>(sized(400000), rng)); a.add_output<long long>(1); },
-       [](A& a, mgpu::context& ctx) { mgpu::reduce(a.ptr<int>(0), a.count<int>(0), a.ptr<long long>(1), 5ll, plus<long long>(), ctx); },
+       [](A& a, rng_t& rng) {
+         a.add(small_integers<int>(sized(400000), rng));
+         a.add_output<long long>(1);
+       },
+       [](A& a, mgpu::context& ctx) {
+         mgpu::reduce(a.ptr<int>(0), a.count<int>(0), a.ptr<long long>(1), 5ll, plus<long long>(), ctx);
+       },
        [](A& a) { return same({mgpu_ref::reduce(a.initial<int>(0), 5ll, plus<long long>())}, a.now<long long>(1)); }},
       {"transform_reduce",
-       [](A& a, rng_t& rng) { a.add(small_integers<int>(sized(400000), rng)); a.add_output<int>(1); },
+       [](A& a, rng_t& rng) {
+         a.add(small_integers<int>(sized(400000), rng));
+         a.add_output<int>(1);
+       },
        [](A& a, mgpu::context& ctx) {
          mgpu::transform_reduce(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), 0, plus<int>(), times_three(), ctx);
        },
@@ -263,14 +271,19 @@ std::vector<failure_case> failure_cases() {
          ::testing::AssertionResult r = same(mgpu_ref::exclusive_scan(in, 7, plus<int>()), a.now<int>(1));
          return r ? same({mgpu_ref::reduce(in, 7, plus<int>())}, a.now<int>(2)) : r;
        }},
-      {"inclusive_scan_in_place",
-       [](A& a, rng_t& rng) { a.add(small_integers<int>(sized(400000), rng)); },
-       [](A& a, mgpu::context& ctx) { mgpu::inclusive_scan(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(0), plus<int>(), ctx); },
+      {"inclusive_scan_in_place", [](A& a, rng_t& rng) { a.add(small_integers<int>(sized(400000), rng)); },
+       [](A& a, mgpu::context& ctx) {
+         mgpu::inclusive_scan(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(0), plus<int>(), ctx);
+       },
        [](A& a) { return same(mgpu_ref::inclusive_scan(a.initial<int>(0), plus<int>()), a.now<int>(0)); }},
       {"transform_exclusive_scan",
-       [](A& a, rng_t& rng) { a.add(small_integers<int>(sized(400000), rng)); a.add_output<int>(a.count<int>(0)); },
+       [](A& a, rng_t& rng) {
+         a.add(small_integers<int>(sized(400000), rng));
+         a.add_output<int>(a.count<int>(0));
+       },
        [](A& a, mgpu::context& ctx) {
-         mgpu::transform_exclusive_scan(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), 0, plus<int>(), times_three(), ctx);
+         mgpu::transform_exclusive_scan(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), 0, plus<int>(), times_three(),
+                                        ctx);
        },
        [](A& a) {
          std::vector<int> in = a.initial<int>(0);
@@ -313,39 +326,39 @@ std::vector<failure_case> failure_cases() {
       // merge pairs, unchecked (0) and checked (1): the sortedness checks allocate too.
   };
   for (int checked = 0; checked < 2; ++checked)
-    cases.push_back(
-        {checked ? "merge_pairs_checked" : "merge_pairs",
-         [](A& a, rng_t& rng) {
-           a.add(sorted_keys(sized(150001), 50000, rng));
-           a.add(iota_of<std::int64_t>(sized(150001)));
-           a.add(sorted_keys(sized(120007), 50000, rng));
-           a.add(iota_of<std::int64_t>(sized(120007)));
-           a.add_output<int>(a.count<int>(0) + a.count<int>(2));
-           a.add_output<std::int64_t>(a.count<int>(0) + a.count<int>(2));
-         },
-         [checked](A& a, mgpu::context& ctx) {
-           ctx.set_checked(checked);
-           mgpu::merge(a.ptr<int>(0), a.ptr<std::int64_t>(1), a.count<int>(0), a.ptr<int>(2), a.ptr<std::int64_t>(3),
-                       a.count<int>(2), a.ptr<int>(4), a.ptr<std::int64_t>(5), less<int>(), ctx);
-         },
-         [](A& a) {
-           auto merged = mgpu_ref::merge_pairs(a.initial<int>(0), a.initial<std::int64_t>(1), a.initial<int>(2),
-                                               a.initial<std::int64_t>(3), less<int>());
-           ::testing::AssertionResult r = same(merged.first, a.now<int>(4));
-           return r ? same(merged.second, a.now<std::int64_t>(5)) : r;
-         }});
+    cases.push_back({checked ? "merge_pairs_checked" : "merge_pairs",
+                     [](A& a, rng_t& rng) {
+                       a.add(sorted_keys(sized(150001), 50000, rng));
+                       a.add(iota_of<std::int64_t>(sized(150001)));
+                       a.add(sorted_keys(sized(120007), 50000, rng));
+                       a.add(iota_of<std::int64_t>(sized(120007)));
+                       a.add_output<int>(a.count<int>(0) + a.count<int>(2));
+                       a.add_output<std::int64_t>(a.count<int>(0) + a.count<int>(2));
+                     },
+                     [checked](A& a, mgpu::context& ctx) {
+                       ctx.set_checked(checked);
+                       mgpu::merge(a.ptr<int>(0), a.ptr<std::int64_t>(1), a.count<int>(0), a.ptr<int>(2),
+                                   a.ptr<std::int64_t>(3), a.count<int>(2), a.ptr<int>(4), a.ptr<std::int64_t>(5),
+                                   less<int>(), ctx);
+                     },
+                     [](A& a) {
+                       auto merged = mgpu_ref::merge_pairs(a.initial<int>(0), a.initial<std::int64_t>(1),
+                                                           a.initial<int>(2), a.initial<std::int64_t>(3), less<int>());
+                       ::testing::AssertionResult r = same(merged.first, a.now<int>(4));
+                       return r ? same(merged.second, a.now<std::int64_t>(5)) : r;
+                     }});
 
   // ---- mergesort: sizes for an even number of merge passes (the blocksort then writes the
   // caller's keys), an odd one, and none (one tile) ----
   for (std::int64_t n : {std::int64_t(2000), sized(150001), sized(300007)})
-    cases.push_back({"mergesort_keys_" + std::to_string(n),
-                     [n](A& a, rng_t& rng) { a.add(random_keys<int>(n, 100000, rng)); },
-                     [](A& a, mgpu::context& ctx) { mgpu::mergesort(a.ptr<int>(0), a.count<int>(0), less<int>(), ctx); },
-                     [](A& a) {
-                       std::vector<int> keys = a.initial<int>(0);
-                       std::stable_sort(keys.begin(), keys.end());
-                       return same(keys, a.now<int>(0));
-                     }});
+    cases.push_back(
+        {"mergesort_keys_" + std::to_string(n), [n](A& a, rng_t& rng) { a.add(random_keys<int>(n, 100000, rng)); },
+         [](A& a, mgpu::context& ctx) { mgpu::mergesort(a.ptr<int>(0), a.count<int>(0), less<int>(), ctx); },
+         [](A& a) {
+           std::vector<int> keys = a.initial<int>(0);
+           std::stable_sort(keys.begin(), keys.end());
+           return same(keys, a.now<int>(0));
+         }});
   cases.push_back({"mergesort_pairs",  // int keys, 64-bit values: 1792 per tile, 56 tiles, 6 passes
                    [](A& a, rng_t& rng) {
                      a.add(random_keys<int>(sized(100003), 1000, rng));
@@ -426,21 +439,22 @@ std::vector<failure_case> failure_cases() {
                      },
                      [](A& a) {
                        std::vector<int> keys = a.initial<int>(0);
-                       std::vector<std::int64_t> order = mgpu_ref::segmented_order(keys, a.initial<int>(1), less<int>());
+                       std::vector<std::int64_t> order =
+                           mgpu_ref::segmented_order(keys, a.initial<int>(1), less<int>());
                        std::vector<int> indices(order.begin(), order.end());
                        ::testing::AssertionResult r = same(mgpu_ref::permute(keys, order), a.now<int>(0));
                        return r ? same(indices, a.now<int>(2)) : r;
                      }});
 
   // ---- locality sort: nearly sorted, so that merge levels find windows ----
-  cases.push_back({"locality_sort_keys",
-                   [](A& a, rng_t& rng) { a.add(nearly_sorted(sized(300007), 0.01, 3000, rng)); },
-                   [](A& a, mgpu::context& ctx) { mgpu::locality_sort(a.ptr<int>(0), a.count<int>(0), less<int>(), ctx); },
-                   [](A& a) {
-                     std::vector<int> keys = a.initial<int>(0);
-                     std::stable_sort(keys.begin(), keys.end());
-                     return same(keys, a.now<int>(0));
-                   }});
+  cases.push_back(
+      {"locality_sort_keys", [](A& a, rng_t& rng) { a.add(nearly_sorted(sized(300007), 0.01, 3000, rng)); },
+       [](A& a, mgpu::context& ctx) { mgpu::locality_sort(a.ptr<int>(0), a.count<int>(0), less<int>(), ctx); },
+       [](A& a) {
+         std::vector<int> keys = a.initial<int>(0);
+         std::stable_sort(keys.begin(), keys.end());
+         return same(keys, a.now<int>(0));
+       }});
   cases.push_back({"locality_sort_pairs",
                    [](A& a, rng_t& rng) {
                      a.add(nearly_sorted(sized(200003), 0.05, 5000, rng));
@@ -476,36 +490,35 @@ std::vector<failure_case> failure_cases() {
                      return sorted_pairs(a.initial<std::uint32_t>(0), a.initial<std::int64_t>(1),
                                          a.now<std::uint32_t>(0), a.now<std::int64_t>(1), less<std::uint32_t>());
                    }});
-  cases.push_back({"radix_sort_pairs_descending_float_bits_8_to_32",  // 3 passes: ends with a copy back
-                   [](A& a, rng_t& rng) {
-                     a.add(random_vector<float>(sized(200003), rng, -1e3, 1e3));
-                     a.add(iota_of<int>(a.count<float>(0)));
-                   },
-                   [](A& a, mgpu::context& ctx) {
-                     mgpu::radix_sort(a.ptr<float>(0), a.ptr<int>(1), a.count<float>(0), mgpu::radix_order::descending,
-                                      8, 32, ctx);
-                   },
-                   [](A& a) {
-                     auto by_bits = [](float x, float y) { return (~float_order(x) >> 8) < (~float_order(y) >> 8); };
-                     return sorted_pairs(a.initial<float>(0), a.initial<int>(1), a.now<float>(0), a.now<int>(1),
-                                         by_bits);
-                   }});
+  cases.push_back(
+      {"radix_sort_pairs_descending_float_bits_8_to_32",  // 3 passes: ends with a copy back
+       [](A& a, rng_t& rng) {
+         a.add(random_vector<float>(sized(200003), rng, -1e3, 1e3));
+         a.add(iota_of<int>(a.count<float>(0)));
+       },
+       [](A& a, mgpu::context& ctx) {
+         mgpu::radix_sort(a.ptr<float>(0), a.ptr<int>(1), a.count<float>(0), mgpu::radix_order::descending, 8, 32, ctx);
+       },
+       [](A& a) {
+         auto by_bits = [](float x, float y) { return (~float_order(x) >> 8) < (~float_order(y) >> 8); };
+         return sorted_pairs(a.initial<float>(0), a.initial<int>(1), a.now<float>(0), a.now<int>(1), by_bits);
+       }});
 
   // ---- bulk array surgery, unchecked and checked ----
   for (int checked = 0; checked < 2; ++checked) {
-    cases.push_back({checked ? "bulk_remove_checked" : "bulk_remove",
-                     [](A& a, rng_t& rng) {
-                       std::int64_t n = sized(300007);
-                       a.add(random_vector<int>(n, rng, -1e6, 1e6));
-                       a.add(sorted_positions(n, 0.3, rng));
-                       a.add_output<int>(n - a.count<int>(1));
-                     },
-                     [checked](A& a, mgpu::context& ctx) {
-                       ctx.set_checked(checked);
-                       mgpu::bulk_remove(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1), a.ptr<int>(2),
-                                         ctx);
-                     },
-                     [](A& a) { return same(mgpu_ref::bulk_remove(a.initial<int>(0), a.initial<int>(1)), a.now<int>(2)); }});
+    cases.push_back(
+        {checked ? "bulk_remove_checked" : "bulk_remove",
+         [](A& a, rng_t& rng) {
+           std::int64_t n = sized(300007);
+           a.add(random_vector<int>(n, rng, -1e6, 1e6));
+           a.add(sorted_positions(n, 0.3, rng));
+           a.add_output<int>(n - a.count<int>(1));
+         },
+         [checked](A& a, mgpu::context& ctx) {
+           ctx.set_checked(checked);
+           mgpu::bulk_remove(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1), a.ptr<int>(2), ctx);
+         },
+         [](A& a) { return same(mgpu_ref::bulk_remove(a.initial<int>(0), a.initial<int>(1)), a.now<int>(2)); }});
     cases.push_back({checked ? "bulk_insert_checked" : "bulk_insert",
                      [](A& a, rng_t& rng) {
                        std::int64_t b_count = sized(200003), a_count = sized(100003);
@@ -527,52 +540,57 @@ std::vector<failure_case> failure_cases() {
 
   // ---- partitions and core: the returned buffer (from the context) is copied to an output and
   // given back inside the call ----
-  cases.push_back({"merge_path_partitions",
-                   [](A& a, rng_t& rng) {
-                     a.add(sorted_keys(sized(100003), 1000, rng));
-                     a.add(sorted_keys(sized(70001), 1000, rng));
-                     a.add_output<std::int64_t>(mgpu::div_up(a.count<int>(0) + a.count<int>(1), std::int64_t(1000)) + 1);
-                   },
-                   [](A& a, mgpu::context& ctx) {
-                     mgpu::buffer<std::int64_t> p = mgpu::merge_path_partitions(
-                         a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1), 1000, less<int>(), ctx);
-                     mgpu::platform::copy_device(a.ptr<std::int64_t>(2), p.data(), std::size_t(p.size()) * 8, ctx.stream());
-                   },
-                   [](A& a) {
-                     std::vector<int> x = a.initial<int>(0), y = a.initial<int>(1);
-                     // Of the merge's first d outputs (a first on ties), how many come from a.
-                     std::vector<std::int64_t> expected;
-                     std::int64_t total = std::int64_t(x.size() + y.size());
-                     for (std::int64_t i = 0; i < a.count<std::int64_t>(2); ++i) {
-                       std::int64_t d = std::min(i * 1000, total), lo = std::max<std::int64_t>(0, d - std::int64_t(y.size())),
-                                    hi = std::min<std::int64_t>(d, std::int64_t(x.size()));
-                       while (lo < hi) {  // the fewest a's such that a[m] > b[d - 1 - m] does not hold
-                         std::int64_t m = (lo + hi) / 2;
-                         if (!(y[std::size_t(d - 1 - m)] < x[std::size_t(m)])) lo = m + 1; else hi = m;
-                       }
-                       expected.push_back(lo);
-                     }
-                     return same(expected, a.now<std::int64_t>(2));
-                   }});
-  cases.push_back({"binary_search_partitions",
-                   [](A& a, rng_t& rng) {
-                     a.add(sorted_keys(sized(100003), 300000, rng));
-                     a.add_output<std::int64_t>(mgpu::div_up(std::int64_t(300000), std::int64_t(777)) + 1);
-                   },
-                   [](A& a, mgpu::context& ctx) {
-                     mgpu::buffer<std::int64_t> p =
-                         mgpu::binary_search_partitions(a.ptr<int>(0), a.count<int>(0), 300000, 777, less<int>(), ctx);
-                     mgpu::platform::copy_device(a.ptr<std::int64_t>(1), p.data(), std::size_t(p.size()) * 8, ctx.stream());
-                   },
-                   [](A& a) {
-                     std::vector<int> keys = a.initial<int>(0);
-                     std::vector<std::int64_t> expected;
-                     for (std::int64_t i = 0; i < a.count<std::int64_t>(1); ++i)
-                       expected.push_back(std::lower_bound(keys.begin(), keys.end(), int(std::min<std::int64_t>(i * 777, 300000))) - keys.begin());
-                     return same(expected, a.now<std::int64_t>(1));
-                   }});
-  cases.push_back({"buffer_from_host",
-                   [](A& a, rng_t&) { a.add_output<int>(1000); },
+  cases.push_back(
+      {"merge_path_partitions",
+       [](A& a, rng_t& rng) {
+         a.add(sorted_keys(sized(100003), 1000, rng));
+         a.add(sorted_keys(sized(70001), 1000, rng));
+         a.add_output<std::int64_t>(mgpu::div_up(a.count<int>(0) + a.count<int>(1), std::int64_t(1000)) + 1);
+       },
+       [](A& a, mgpu::context& ctx) {
+         mgpu::buffer<std::int64_t> p = mgpu::merge_path_partitions(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1),
+                                                                    a.count<int>(1), 1000, less<int>(), ctx);
+         mgpu::platform::copy_device(a.ptr<std::int64_t>(2), p.data(), std::size_t(p.size()) * 8, ctx.stream());
+       },
+       [](A& a) {
+         std::vector<int> x = a.initial<int>(0), y = a.initial<int>(1);
+         // Of the merge's first d outputs (a first on ties), how many come from a.
+         std::vector<std::int64_t> expected;
+         std::int64_t total = std::int64_t(x.size() + y.size());
+         for (std::int64_t i = 0; i < a.count<std::int64_t>(2); ++i) {
+           std::int64_t d = std::min(i * 1000, total), lo = std::max<std::int64_t>(0, d - std::int64_t(y.size())),
+                        hi = std::min<std::int64_t>(d, std::int64_t(x.size()));
+           while (lo < hi) {  // the fewest a's such that a[m] > b[d - 1 - m] does not hold
+             std::int64_t m = (lo + hi) / 2;
+             if (!(y[std::size_t(d - 1 - m)] < x[std::size_t(m)]))
+               lo = m + 1;
+             else
+               hi = m;
+           }
+           expected.push_back(lo);
+         }
+         return same(expected, a.now<std::int64_t>(2));
+       }});
+  cases.push_back(
+      {"binary_search_partitions",
+       [](A& a, rng_t& rng) {
+         a.add(sorted_keys(sized(100003), 300000, rng));
+         a.add_output<std::int64_t>(mgpu::div_up(std::int64_t(300000), std::int64_t(777)) + 1);
+       },
+       [](A& a, mgpu::context& ctx) {
+         mgpu::buffer<std::int64_t> p =
+             mgpu::binary_search_partitions(a.ptr<int>(0), a.count<int>(0), 300000, 777, less<int>(), ctx);
+         mgpu::platform::copy_device(a.ptr<std::int64_t>(1), p.data(), std::size_t(p.size()) * 8, ctx.stream());
+       },
+       [](A& a) {
+         std::vector<int> keys = a.initial<int>(0);
+         std::vector<std::int64_t> expected;
+         for (std::int64_t i = 0; i < a.count<std::int64_t>(1); ++i)
+           expected.push_back(std::lower_bound(keys.begin(), keys.end(), int(std::min<std::int64_t>(i * 777, 300000))) -
+                              keys.begin());
+         return same(expected, a.now<std::int64_t>(1));
+       }});
+  cases.push_back({"buffer_from_host", [](A& a, rng_t&) { a.add_output<int>(1000); },
                    [](A& a, mgpu::context& ctx) {
                      mgpu::buffer<int> b(iota_of<int>(1000), ctx);
                      mgpu::platform::copy_device(a.ptr<int>(0), b.data(), 1000 * sizeof(int), ctx.stream());

@@ -55,7 +55,8 @@ std::vector<I> removal_indices(removal kind, std::int64_t n, int run, std::mt199
   std::vector<I> v;
   std::uniform_real_distribution<double> u(0, 1);
   switch (kind) {
-    case removal::none: break;
+    case removal::none:
+      break;
     case removal::all:
       for (std::int64_t i = 0; i < n; ++i) v.push_back(I(i));
       break;
@@ -84,8 +85,8 @@ std::vector<I> removal_indices(removal kind, std::int64_t n, int run, std::mt199
 
 enum class insertion { none, all_front, all_back, repeats, sparse, dense, every_position };
 const char* name(insertion r) {
-  const char* names[] = {"none", "all at 0", "all at b_count", "few distinct (repeats)", "random sparse",
-                         "random dense", "before every position"};
+  const char* names[] = {"none",          "all at 0",     "all at b_count",       "few distinct (repeats)",
+                         "random sparse", "random dense", "before every position"};
   return names[int(r)];
 }
 
@@ -95,9 +96,14 @@ std::vector<I> insertion_indices(insertion kind, std::int64_t b_count, std::mt19
   std::vector<I> v;
   std::uniform_int_distribution<std::int64_t> position(0, b_count);
   switch (kind) {
-    case insertion::none: break;
-    case insertion::all_front: v.assign(static_cast<std::size_t>(b_count / 2 + 3), I(0)); break;
-    case insertion::all_back: v.assign(static_cast<std::size_t>(b_count / 2 + 3), I(b_count)); break;
+    case insertion::none:
+      break;
+    case insertion::all_front:
+      v.assign(static_cast<std::size_t>(b_count / 2 + 3), I(0));
+      break;
+    case insertion::all_back:
+      v.assign(static_cast<std::size_t>(b_count / 2 + 3), I(b_count));
+      break;
     case insertion::repeats: {
       std::int64_t p[4] = {position(rng), position(rng), position(rng), position(rng)};
       for (std::int64_t i = 0; i < b_count / 2 + 5; ++i) v.push_back(I(p[rng() % 4]));
@@ -128,8 +134,7 @@ void check_remove(mgpu::context& ctx, const std::vector<T>& input, const std::ve
 }
 
 template <typename params = void, typename T, typename I>
-void check_insert(mgpu::context& ctx, const std::vector<T>& a, const std::vector<I>& indices,
-                  const std::vector<T>& b) {
+void check_insert(mgpu::context& ctx, const std::vector<T>& a, const std::vector<I>& indices, const std::vector<T>& b) {
   std::int64_t a_count = std::int64_t(a.size()), b_count = std::int64_t(b.size());
   mgpu::buffer<T> da(a, ctx), db(b, ctx), out = poisoned<T>(a_count + b_count, ctx);
   mgpu::buffer<I> idx(indices, ctx);
@@ -137,16 +142,15 @@ void check_insert(mgpu::context& ctx, const std::vector<T>& a, const std::vector
   EXPECT_TRUE(same(mgpu_ref::bulk_insert(a, indices, b), out.to_host()));
 }
 
-const removal all_removals[] = {removal::none,  removal::all,   removal::every_other,
+const removal all_removals[] = {removal::none,   removal::all,   removal::every_other,
                                 removal::sparse, removal::dense, removal::runs};
 // Half the default large size keeps the file's simulator run to a few seconds; it still spans
 // hundreds of tiles.
 const std::int64_t large = (1 << 19) + 7;
 
-const insertion all_insertions[] = {insertion::none,   insertion::all_front, insertion::all_back,
-                                    insertion::repeats, insertion::sparse,   insertion::dense,
+const insertion all_insertions[] = {insertion::none,          insertion::all_front, insertion::all_back,
+                                    insertion::repeats,       insertion::sparse,    insertion::dense,
                                     insertion::every_position};
-
 
 }  // namespace
 
@@ -185,9 +189,9 @@ MGPU_TYPED_TEST(BulkTyped, InsertShapesAroundATile) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   const std::int64_t nv = mgpu::bulk_insert_params<T>::nv;
-  const std::pair<std::int64_t, std::int64_t> shapes[] = {{0, 0},      {1, 0},          {0, 1},      {nv, 0},
-                                                          {0, nv},     {nv - 1, 1},     {1, nv - 1}, {nv, 1},
-                                                          {1, nv},     {nv + 1, nv + 1}, {3 * nv, 2}, {2, 3 * nv}};
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{0, 0},  {1, 0},           {0, 1},      {nv, 0},
+                                                          {0, nv}, {nv - 1, 1},      {1, nv - 1}, {nv, 1},
+                                                          {1, nv}, {nv + 1, nv + 1}, {3 * nv, 2}, {2, 3 * nv}};
   for (auto [a_count, b_count] : shapes) {
     SCOPED_TRACE("a_count=" + std::to_string(a_count) + " b_count=" + std::to_string(b_count));
     std::uniform_int_distribution<std::int64_t> position(0, b_count);
@@ -262,8 +266,7 @@ MGPU_TEST(Bulk, SeedExamples) {
   mgpu::bulk_insert(mgpu::make_step_iterator(1000, 10), mgpu::make_step_iterator(2, 5), insert_count, data.data(), n,
                     inserted.data(), ctx);
   std::vector<int> got = inserted.to_host();
-  const std::vector<int> seed_first_rows = {0,  1,  1000, 2,  3,  4,    5,  6,  1010, 7,
-                                            8,  9,  10,   11, 1020, 12, 13, 14, 15,   16};
+  const std::vector<int> seed_first_rows = {0, 1, 1000, 2, 3, 4, 5, 6, 1010, 7, 8, 9, 10, 11, 1020, 12, 13, 14, 15, 16};
   const std::vector<int> seed_last_row = {1180, 92, 93, 94, 95, 96, 1190, 97, 98, 99};
   ASSERT_EQ(got.size(), std::size_t(120));
   EXPECT_TRUE(same(seed_first_rows, std::vector<int>(got.begin(), got.begin() + 20)));

@@ -121,13 +121,15 @@ MGPU_TEST(CtaLaunch, TilesVisitsEveryTileOnceWithOneWave) {
     mgpu::buffer<int> mismatches(std::vector<int>(1, 0), ctx);
     int* v = visits.data();
     int* bad = mismatches.data();
-    mgpu::cta_launch_tiles<mgpu::launch_params<512, 1>>([=] MGPU_LAMBDA(int tid, int tile, int k) {
-      __shared__ int owner;
-      if (tid == 0) owner = tile;
-      __syncthreads();
-      if (owner != tile) atomicAdd(bad, 1);
-      if (tid == 511) atomicAdd(v + tile, k);
-    }, tiles, ctx, 1);
+    mgpu::cta_launch_tiles<mgpu::launch_params<512, 1>>(
+        [=] MGPU_LAMBDA(int tid, int tile, int k) {
+          __shared__ int owner;
+          if (tid == 0) owner = tile;
+          __syncthreads();
+          if (owner != tile) atomicAdd(bad, 1);
+          if (tid == 511) atomicAdd(v + tile, k);
+        },
+        tiles, ctx, 1);
     std::vector<int> once(std::size_t(tiles), 1);
     once.push_back(0);
     EXPECT_TRUE(same(once, visits.to_host()));
@@ -148,9 +150,11 @@ MGPU_TEST(CtaLaunch, ListedTilesRunsOnlyTheListedOnes) {
   mgpu::buffer<int> listed(list, ctx), num_listed(std::vector<int>(1, used), ctx);
   mgpu::buffer<int> visits(std::vector<int>(tiles, 0), ctx);
   int* v = visits.data();
-  mgpu::cta_launch_listed_tiles<mgpu::launch_params<512, 1>>([=] MGPU_LAMBDA(int tid, int tile) {
-    if (tid == 0) atomicAdd(v + tile, 1);
-  }, listed.data(), num_listed.data(), int(list.size()), ctx);
+  mgpu::cta_launch_listed_tiles<mgpu::launch_params<512, 1>>(
+      [=] MGPU_LAMBDA(int tid, int tile) {
+        if (tid == 0) atomicAdd(v + tile, 1);
+      },
+      listed.data(), num_listed.data(), int(list.size()), ctx);
   std::vector<int> expected(tiles, 0);
   for (int i = 0; i < used; ++i) expected[std::size_t(list[std::size_t(i)])] = 1;
   EXPECT_TRUE(same(expected, visits.to_host()));
@@ -166,7 +170,8 @@ MGPU_TEST(Iterators, ComputeTheirValues) {
   auto constant = mgpu::make_constant_iterator<long long>(42);
   auto squares = mgpu::make_transform_iterator(counting, [] MGPU_HOST_DEVICE_LAMBDA(long long x) { return x * x; });
   auto loaded = mgpu::make_load_iterator([] MGPU_HOST_DEVICE_LAMBDA(std::int64_t i) { return (long long)(3 * i + 1); });
-  auto stored = mgpu::make_store_iterator([=] MGPU_HOST_DEVICE_LAMBDA(long long v, std::int64_t i) { o[5 * n + i] = -v; });
+  auto stored =
+      mgpu::make_store_iterator([=] MGPU_HOST_DEVICE_LAMBDA(long long v, std::int64_t i) { o[5 * n + i] = -v; });
   mgpu::discard_iterator discard;
   mgpu::transform(
       [=] MGPU_LAMBDA(std::int64_t i) {

@@ -48,7 +48,11 @@ template <typename Ok>
 unsigned long long count_failing(std::int64_t n, Ok ok, mgpu::context& ctx) {
   mgpu::buffer<unsigned long long> failing(std::vector<unsigned long long>{0}, ctx);
   unsigned long long* f = failing.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { if (!ok(i)) atomicAdd(f, 1ull); }, n, ctx);
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        if (!ok(i)) atomicAdd(f, 1ull);
+      },
+      n, ctx);
   return failing.to_host()[0];
 }
 
@@ -56,18 +60,22 @@ unsigned long long count_failing(std::int64_t n, Ok ok, mgpu::context& ctx) {
 template <typename KeyOf, typename SegmentOf>
 unsigned long long count_not_stably_sorted(const std::uint8_t* keys, const std::uint32_t* sources, std::int64_t n,
                                            KeyOf key_of, SegmentOf segment_of, mgpu::context& ctx) {
-  return count_failing(n, [=] MGPU_LAMBDA(std::int64_t i) {
-    std::int64_t source = sources[i];
-    if (source >= n || keys[i] != key_of(source) || segment_of(source) != segment_of(i)) return false;
-    if (i == 0 || segment_of(i - 1) != segment_of(i)) return true;
-    return keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && sources[i - 1] < sources[i]);
-  }, ctx);
+  return count_failing(
+      n,
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::int64_t source = sources[i];
+        if (source >= n || keys[i] != key_of(source) || segment_of(source) != segment_of(i)) return false;
+        if (i == 0 || segment_of(i - 1) != segment_of(i)) return true;
+        return keys[i - 1] < keys[i] || (keys[i - 1] == keys[i] && sources[i - 1] < sources[i]);
+      },
+      ctx);
 }
 
 // The positions where two n-element arrays differ.
 template <typename T>
 unsigned long long count_different(const T* x, const T* y, std::int64_t n, mgpu::context& ctx) {
-  return count_failing(n, [=] MGPU_LAMBDA(std::int64_t i) { return x[i] == y[i]; }, ctx);
+  return count_failing(
+      n, [=] MGPU_LAMBDA(std::int64_t i) { return x[i] == y[i]; }, ctx);
 }
 
 // n keys key_of(i) and their source positions i, on the device.
@@ -80,10 +88,12 @@ keyed_sources make_keyed_sources(std::int64_t n, KeyOf key_of, mgpu::context& ct
   keyed_sources input{mgpu::buffer<std::uint8_t>(n, ctx), mgpu::buffer<std::uint32_t>(n, ctx)};
   std::uint8_t* keys = input.keys.data();
   std::uint32_t* sources = input.sources.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) {
-    keys[i] = key_of(i);
-    sources[i] = std::uint32_t(i);
-  }, n, ctx);
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        keys[i] = key_of(i);
+        sources[i] = std::uint32_t(i);
+      },
+      n, ctx);
   return input;
 }
 
@@ -97,8 +107,7 @@ MGPU_TEST(LargeCounts, Merge2To31) {
   const std::int64_t a_count = (std::int64_t(1) << 30) + 12345;
   const std::int64_t b_count = (std::int64_t(3) << 29) + 777, total = a_count + b_count;
   auto key_of = [=] MGPU_LAMBDA(std::int64_t source) {
-    return source < a_count ? std::uint8_t(source * 256 / a_count)
-                            : std::uint8_t((source - a_count) * 256 / b_count);
+    return source < a_count ? std::uint8_t(source * 256 / a_count) : std::uint8_t((source - a_count) * 256 / b_count);
   };
   mgpu::buffer<std::uint8_t> a(a_count, ctx), b(b_count, ctx), keys(total, ctx), keys_only(total, ctx);
   mgpu::buffer<std::uint32_t> sources(total, ctx);
@@ -106,8 +115,8 @@ MGPU_TEST(LargeCounts, Merge2To31) {
   mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { pa[i] = key_of(i); }, a_count, ctx);
   mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { pb[i] = key_of(a_count + i); }, b_count, ctx);
   mgpu::merge(pa, mgpu::make_counting_iterator<std::uint32_t>(0), a_count, pb,
-              mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(a_count)), b_count, keys.data(),
-              sources.data(), mgpu::less<>(), ctx);
+              mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(a_count)), b_count, keys.data(), sources.data(),
+              mgpu::less<>(), ctx);
   EXPECT_EQ(count_not_stably_sorted(keys.data(), sources.data(), total, key_of, one_segment(), ctx), 0ull);
   mgpu::merge(pa, a_count, pb, b_count, keys_only.data(), mgpu::less<>(), ctx);
   EXPECT_EQ(count_different(keys.data(), keys_only.data(), total, ctx), 0ull);
@@ -149,12 +158,14 @@ MGPU_TEST(LargeCounts, SegmentedSort2To31) {
   const std::int64_t short_segment = 100;
   mgpu::buffer<unsigned> flags((n + 31) / 32, ctx);
   unsigned* f = flags.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t word) {
-    unsigned bits = 0;
-    for (int bit = 0; bit < 32; ++bit)
-      if ((32 * word + bit) % short_segment == 0) bits |= 1u << bit;
-    f[word] = bits;
-  }, (n + 31) / 32, ctx);
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t word) {
+        unsigned bits = 0;
+        for (int bit = 0; bit < 32; ++bit)
+          if ((32 * word + bit) % short_segment == 0) bits |= 1u << bit;
+        f[word] = bits;
+      },
+      (n + 31) / 32, ctx);
   input = make_keyed_sources(n, hashed_key(), ctx);
   mgpu::segmented_sort(input.keys.data(), input.sources.data(), n, mgpu::segments_by_flags(f), mgpu::less<>(), ctx);
   auto in_short = [=] MGPU_LAMBDA(std::int64_t i) { return i / short_segment; };
@@ -182,19 +193,24 @@ MGPU_TEST(LargeCounts, BulkRemoveInsert2To31) {
   const std::uint32_t* o = out.data();
   mgpu::bulk_remove(mgpu::make_counting_iterator<std::uint32_t>(0), n, mgpu::make_step_iterator<std::int64_t>(0, 3),
                     removed, out.data(), ctx);
-  EXPECT_EQ(count_failing(kept, [=] MGPU_LAMBDA(std::int64_t j) { return o[j] == j / 2 * 3 + 1 + j % 2; }, ctx),
+  EXPECT_EQ(count_failing(
+                kept, [=] MGPU_LAMBDA(std::int64_t j) { return o[j] == j / 2 * 3 + 1 + j % 2; }, ctx),
             0ull);
 
   // n is a multiple of 3: output group i is a's element i, then b's elements 2i and 2i + 1.
   ASSERT_EQ(n % 3, 0);
   const std::int64_t a_count = n / 3, b_count = n - a_count;
-  mgpu::bulk_insert(mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(b_count)), mgpu::make_step_iterator<std::int64_t>(0, 2),
-                    a_count, mgpu::make_counting_iterator<std::uint32_t>(0),
-                    b_count, out.data(), ctx);
-  EXPECT_EQ(count_failing(n, [=] MGPU_LAMBDA(std::int64_t p) {
-    std::int64_t group = p / 3, slot = p % 3;
-    return o[p] == (slot == 0 ? b_count + group : 2 * group + slot - 1);
-  }, ctx), 0ull);
+  mgpu::bulk_insert(mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(b_count)),
+                    mgpu::make_step_iterator<std::int64_t>(0, 2), a_count,
+                    mgpu::make_counting_iterator<std::uint32_t>(0), b_count, out.data(), ctx);
+  EXPECT_EQ(count_failing(
+                n,
+                [=] MGPU_LAMBDA(std::int64_t p) {
+                  std::int64_t group = p / 3, slot = p % 3;
+                  return o[p] == (slot == 0 ? b_count + group : 2 * group + slot - 1);
+                },
+                ctx),
+            0ull);
 }
 
 #endif  // MGPU_BACKEND_CUDA

@@ -36,8 +36,10 @@ std::vector<int> nearly_sorted(std::int64_t n, double fraction, int reach, std::
 // Position i as a value of type V (a pair_value records it in both fields).
 template <typename V>
 V value_at(std::int64_t i) {
-  if constexpr (std::is_same<V, pair_value>::value) return pair_value{int(i), -float(i)};
-  else return V(i);
+  if constexpr (std::is_same<V, pair_value>::value)
+    return pair_value{int(i), -float(i)};
+  else
+    return V(i);
 }
 
 // Keys only, then pairs whose values (of type V) record the original positions.
@@ -111,9 +113,12 @@ template <typename T>
 std::vector<T> as_keys(const std::vector<int>& v) {
   std::vector<T> out(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if constexpr (std::is_same<T, std::uint32_t>::value) out[i] = 0x7fffff00u + std::uint32_t(v[i]);
-    else if constexpr (std::is_same<T, std::int64_t>::value) out[i] = (std::int64_t(v[i]) - 1000) * (std::int64_t(1) << 33);
-    else out[i] = T(v[i]) * T(0.25) - T(500);
+    if constexpr (std::is_same<T, std::uint32_t>::value)
+      out[i] = 0x7fffff00u + std::uint32_t(v[i]);
+    else if constexpr (std::is_same<T, std::int64_t>::value)
+      out[i] = (std::int64_t(v[i]) - 1000) * (std::int64_t(1) << 33);
+    else
+      out[i] = T(v[i]) * T(0.25) - T(500);
   }
   return out;
 }
@@ -131,8 +136,8 @@ MGPU_TYPED_TEST(LocalitySortTyped, MatchesStableSort) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   const std::int64_t nv = mgpu::locality_sort_params<T>::nv, nv_pairs = mgpu::locality_sort_params<T, std::int64_t>::nv;
-  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), nv_pairs - 1, nv_pairs, nv - 1, nv, nv + 1,
-                         6 * nv + 5}) {
+  for (std::int64_t n :
+       {std::int64_t(0), std::int64_t(1), std::int64_t(2), nv_pairs - 1, nv_pairs, nv - 1, nv, nv + 1, 6 * nv + 5}) {
     check_locality_sort(ctx, as_keys<T>(nearly_sorted(n, 0.02, 100, rng)), mgpu::less<T>());
     check_locality_sort<void, int>(ctx, as_keys<T>(nearly_sorted(n, 0.2, 2000, rng)), mgpu::less<T>());
     std::vector<T> random = as_keys<T>(random_vector<int>(n, rng, 0, 300));
@@ -178,10 +183,16 @@ MGPU_TEST(LocalitySort, PairsBadArgumentsThrowAndWriteNothing) {
   const std::vector<double> original_values{0.5, 1.5, 2.5, 3.5};
   mgpu::buffer<int> keys(original, ctx);
   mgpu::buffer<double> values(original_values, ctx);
-  expect_invalid_argument("mgpu::locality_sort", "values", [&] { mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 4, mgpu::less<>(), ctx); });
-  expect_invalid_argument("mgpu::locality_sort", "values", [&] { mgpu::locality_sort(keys.data(), keys.data() + 1, 3, mgpu::less<>(), ctx); });
-  expect_invalid_argument("mgpu::locality_sort", "keys", [&] { mgpu::locality_sort(static_cast<int*>(nullptr), values.data(), 4, mgpu::less<>(), ctx); });
-  expect_invalid_argument("mgpu::locality_sort", "count", [&] { mgpu::locality_sort(keys.data(), values.data(), -4, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::locality_sort", "values", [&] {
+    mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 4, mgpu::less<>(), ctx);
+  });
+  expect_invalid_argument("mgpu::locality_sort", "values",
+                          [&] { mgpu::locality_sort(keys.data(), keys.data() + 1, 3, mgpu::less<>(), ctx); });
+  expect_invalid_argument("mgpu::locality_sort", "keys", [&] {
+    mgpu::locality_sort(static_cast<int*>(nullptr), values.data(), 4, mgpu::less<>(), ctx);
+  });
+  expect_invalid_argument("mgpu::locality_sort", "count",
+                          [&] { mgpu::locality_sort(keys.data(), values.data(), -4, mgpu::less<>(), ctx); });
   EXPECT_TRUE(same(original, keys.to_host()));
   EXPECT_TRUE(same(original_values, values.to_host()));
   mgpu::locality_sort(keys.data(), static_cast<double*>(nullptr), 0, mgpu::less<>(), ctx);  // nothing to do

@@ -39,8 +39,8 @@ void check_merge(mgpu::context& ctx, const std::vector<T>& a, const std::vector<
   mgpu::merge<params>(da.data(), a_count, db.data(), b_count, keys.data(), comp, ctx);
   EXPECT_TRUE(same(expected.first, keys.to_host())) << "keys only";
   keys = poisoned<T>(a_count + b_count, ctx);
-  mgpu::merge<params>(da.data(), dav.data(), a_count, db.data(), dbv.data(), b_count, keys.data(), values.data(),
-                      comp, ctx);
+  mgpu::merge<params>(da.data(), dav.data(), a_count, db.data(), dbv.data(), b_count, keys.data(), values.data(), comp,
+                      ctx);
   EXPECT_TRUE(same(expected.first, keys.to_host())) << "pairs: keys";
   EXPECT_TRUE(same(expected.second, values.to_host())) << "pairs: values";
 }
@@ -116,8 +116,8 @@ MGPU_TYPED_TEST(MergeSortTyped, MergeMatchesStdMerge) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   const int nv = mgpu::merge_params<T>::nv;
-  std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{0, 0}, {0, 5}, {7, 0}, {1, 1}, {nv, 1},
-                                                            {nv - 1, nv + 1}, {10007, 3 * nv}, {300001, 299999}};
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes{
+      {0, 0}, {0, 5}, {7, 0}, {1, 1}, {nv, 1}, {nv - 1, nv + 1}, {10007, 3 * nv}, {300001, 299999}};
   for (auto [a_count, b_count] : shapes) {
     SCOPED_TRACE("a=" + std::to_string(a_count) + " b=" + std::to_string(b_count));
     for (std::int64_t distinct : {std::int64_t(5), std::int64_t(1) << 30}) {
@@ -145,7 +145,9 @@ MGPU_TEST(MergeSort, SkewedAndAllEqualInputsOverManyTiles) {
   std::vector<int> equal_a(400000, 3), equal_b(n - 400000, 3);
   std::vector<std::pair<std::vector<int>, std::vector<int>>> cases{
       {std::vector<int>(few.begin(), few.begin() + 700001), std::vector<int>(few.begin() + 700001, few.end())},
-      {low, high}, {high, low}, {equal_a, equal_b}};
+      {low, high},
+      {high, low},
+      {equal_a, equal_b}};
   for (auto& [a, b] : cases) {
     SCOPED_TRACE("a=" + std::to_string(a.size()) + " front " + std::to_string(a.front()) + ", b front " +
                  std::to_string(b.front()));
@@ -191,7 +193,8 @@ MGPU_TEST(MergeSort, CountsThatOverflowInt64Throw) {
   mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx), out = poisoned<int>(6, ctx);
   const std::int64_t max = std::numeric_limits<std::int64_t>::max(), half = std::int64_t(1) << 62;
   auto merge_counts = [&](std::int64_t a_count, std::int64_t b_count) {
-    return [&, a_count, b_count] { mgpu::merge(a.data(), a_count, a.data(), b_count, out.data(), mgpu::less<>(), ctx); };
+    return
+        [&, a_count, b_count] { mgpu::merge(a.data(), a_count, a.data(), b_count, out.data(), mgpu::less<>(), ctx); };
   };
   expect_invalid_argument("mgpu::merge", "b_count", merge_counts(max, max));
   expect_invalid_argument("mgpu::merge", "b_count", merge_counts(max, 1));
@@ -213,9 +216,10 @@ namespace {
 std::vector<std::pair<std::int64_t, std::int64_t>> merge_shapes(std::int64_t nv) {
   std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{1, 0}, {0, 1}};
   for (std::int64_t total : {nv - 1, nv, 3 * nv + 5})
-    for (std::pair<std::int64_t, std::int64_t> s : {std::make_pair(total, std::int64_t(0)), std::make_pair(std::int64_t(0), total),
-                                                    std::make_pair(std::int64_t(1), total - 1), std::make_pair(total - 1, std::int64_t(1)),
-                                                    std::make_pair(total / 2, total - total / 2)})
+    for (std::pair<std::int64_t, std::int64_t> s :
+         {std::make_pair(total, std::int64_t(0)), std::make_pair(std::int64_t(0), total),
+          std::make_pair(std::int64_t(1), total - 1), std::make_pair(total - 1, std::int64_t(1)),
+          std::make_pair(total / 2, total - total / 2)})
       shapes.push_back(s);
   return shapes;
 }
@@ -230,7 +234,8 @@ MGPU_TEST(MergeSort, MergeWithGreaterAroundATile) {
   using T = std::int64_t;
   for (auto [a_count, b_count] : merge_shapes(mgpu::merge_params<T>::nv)) {
     for (std::int64_t distinct : {std::int64_t(3), std::int64_t(1) << 40}) {
-      SCOPED_TRACE("a=" + std::to_string(a_count) + " b=" + std::to_string(b_count) + " distinct=" + std::to_string(distinct));
+      SCOPED_TRACE("a=" + std::to_string(a_count) + " b=" + std::to_string(b_count) +
+                   " distinct=" + std::to_string(distinct));
       std::vector<T> a = random_keys<T>(a_count, distinct, rng), b = random_keys<T>(b_count, distinct, rng);
       std::sort(a.begin(), a.end(), std::greater<T>());
       std::sort(b.begin(), b.end(), std::greater<T>());
@@ -282,19 +287,21 @@ MGPU_TEST(MergeSort, CheckedModeRejectsUnsortedA) {
       EXPECT_NE(std::string(e.what()).find("'a_keys'"), std::string::npos) << e.what();
     }
   };
-  expect_rejected("keys", [&] { mgpu::merge(dbad.data(), a_count, db.data(), b_count, keys.data(), mgpu::less<>(), ctx); });
+  expect_rejected("keys",
+                  [&] { mgpu::merge(dbad.data(), a_count, db.data(), b_count, keys.data(), mgpu::less<>(), ctx); });
   expect_rejected("pairs", [&] {
-    mgpu::merge(dbad.data(), values_a, a_count, db.data(), values_b, b_count, keys.data(), values.data(), mgpu::less<>(), ctx);
+    mgpu::merge(dbad.data(), values_a, a_count, db.data(), values_b, b_count, keys.data(), values.data(),
+                mgpu::less<>(), ctx);
   });
-  expect_rejected("sorted the other way", [&] {
-    mgpu::merge(da.data(), a_count, db.data(), 0, keys.data(), mgpu::greater<>(), ctx);
-  });
+  expect_rejected("sorted the other way",
+                  [&] { mgpu::merge(da.data(), a_count, db.data(), 0, keys.data(), mgpu::greater<>(), ctx); });
   EXPECT_TRUE(same(std::vector<int>(std::size_t(a_count + b_count), poison<int>()), keys.to_host()));
   EXPECT_TRUE(same(std::vector<int>(std::size_t(a_count + b_count), poison<int>()), values.to_host()));
   EXPECT_TRUE(same(unsorted, dbad.to_host()));
 
   // Sorted inputs pass in checked mode and give std::merge's result.
-  mgpu::merge(da.data(), values_a, a_count, db.data(), values_b, b_count, keys.data(), values.data(), mgpu::less<>(), ctx);
+  mgpu::merge(da.data(), values_a, a_count, db.data(), values_b, b_count, keys.data(), values.data(), mgpu::less<>(),
+              ctx);
   std::vector<int> pos_a(a.size()), pos_b(b.size());
   for (std::size_t i = 0; i < a.size(); ++i) pos_a[i] = int(i);
   for (std::size_t i = 0; i < b.size(); ++i) pos_b[i] = int(i) - int(b_count);
@@ -318,12 +325,18 @@ MGPU_TEST(MergeSort, PairMergeBadArgumentsThrowAndWriteNothing) {
   expect_invalid_argument(fn, "a_values", [&] { mgpu::merge(ak, null, 3, bk, vb, 3, ko, vo, less, ctx); });
   expect_invalid_argument(fn, "b_values", [&] { mgpu::merge(ak, va, 3, bk, null, 3, ko, vo, less, ctx); });
   expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, null, less, ctx); });
-  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, va, less, ctx); });      // a_values, exactly
-  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, vb + 5, 3, bk, va, 3, ko, vb, less, ctx); });  // a_values' start
-  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, vb + 2, less, ctx); });  // b_values' end
-  expect_invalid_argument(fn, "values_out", [&] { mgpu::merge(ak, va, 3, bk, vb + 3, 3, ko, vb, less, ctx); });  // b_values' start
-  expect_invalid_argument(fn, "a_keys", [&] { mgpu::merge(static_cast<int*>(nullptr), va, 3, bk, vb, 3, ko, vo, less, ctx); });
-  expect_invalid_argument(fn, "keys_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, static_cast<int*>(nullptr), vo, less, ctx); });
+  expect_invalid_argument(fn, "values_out",
+                          [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, va, less, ctx); });  // a_values, exactly
+  expect_invalid_argument(fn, "values_out",
+                          [&] { mgpu::merge(ak, vb + 5, 3, bk, va, 3, ko, vb, less, ctx); });  // a_values' start
+  expect_invalid_argument(fn, "values_out",
+                          [&] { mgpu::merge(ak, va, 3, bk, vb, 3, ko, vb + 2, less, ctx); });  // b_values' end
+  expect_invalid_argument(fn, "values_out",
+                          [&] { mgpu::merge(ak, va, 3, bk, vb + 3, 3, ko, vb, less, ctx); });  // b_values' start
+  expect_invalid_argument(fn, "a_keys",
+                          [&] { mgpu::merge(static_cast<int*>(nullptr), va, 3, bk, vb, 3, ko, vo, less, ctx); });
+  expect_invalid_argument(fn, "keys_out",
+                          [&] { mgpu::merge(ak, va, 3, bk, vb, 3, static_cast<int*>(nullptr), vo, less, ctx); });
   expect_invalid_argument(fn, "keys_out", [&] { mgpu::merge(ak, va, 3, bk, vb, 3, bk, vo, less, ctx); });
   expect_invalid_argument(fn, "b_count", [&] { mgpu::merge(ak, va, 3, bk, vb, -1, ko, vo, less, ctx); });
   EXPECT_TRUE(same(std::vector<int>(6, poison<int>()), keys.to_host()));
@@ -336,8 +349,9 @@ MGPU_TEST(MergeSort, PairMergeBadArgumentsThrowAndWriteNothing) {
   // A null value array is fine where its count is zero.
   mgpu::merge(ak, null, 0, bk, vb, 3, ko, vo, less, ctx);
   EXPECT_TRUE(same(std::vector<int>{2, 4, 6, poison<int>(), poison<int>(), poison<int>()}, keys.to_host()));
-  EXPECT_TRUE(same(std::vector<std::int64_t>{20, 21, 22, poison<std::int64_t>(), poison<std::int64_t>(), poison<std::int64_t>()},
-                   values.to_host()));
+  EXPECT_TRUE(same(
+      std::vector<std::int64_t>{20, 21, 22, poison<std::int64_t>(), poison<std::int64_t>(), poison<std::int64_t>()},
+      values.to_host()));
 }
 
 MGPU_TEST(MergeSort, IndicesBadArgumentsThrowAndWriteNothing) {
@@ -350,8 +364,10 @@ MGPU_TEST(MergeSort, IndicesBadArgumentsThrowAndWriteNothing) {
   expect_invalid_argument(fn, "count", [&] { mgpu::mergesort_indices(null, -3, null, mgpu::less<>(), ctx); });
   expect_invalid_argument(fn, "keys", [&] { mgpu::mergesort_indices(null, 5, i, mgpu::less<>(), ctx); });
   expect_invalid_argument(fn, "values", [&] { mgpu::mergesort_indices(k, 5, null, mgpu::less<>(), ctx); });
-  expect_invalid_argument(fn, "values", [&] { mgpu::mergesort_indices(k, 5, k, mgpu::less<>(), ctx); });      // indices == keys
-  expect_invalid_argument(fn, "values", [&] { mgpu::mergesort_indices(k + 1, 4, k, mgpu::less<>(), ctx); });  // overlapping
+  expect_invalid_argument(fn, "values",
+                          [&] { mgpu::mergesort_indices(k, 5, k, mgpu::less<>(), ctx); });  // indices == keys
+  expect_invalid_argument(fn, "values",
+                          [&] { mgpu::mergesort_indices(k + 1, 4, k, mgpu::less<>(), ctx); });  // overlapping
   EXPECT_TRUE(same(original, keys.to_host()));
   EXPECT_TRUE(same(std::vector<int>(5, poison<int>()), indices.to_host()));
   mgpu::mergesort_indices(null, 0, null, mgpu::less<>(), ctx);  // nothing to do
@@ -370,7 +386,9 @@ MGPU_TEST(MergeSort, BrokenPreconditionsStayInBounds) {
   MGPU_SEEDED_RNG(rng);
   using small = mgpu::launch_params<32, 3>;
   const std::int64_t n = 3001, guard = 512;
-  auto coin = [] MGPU_HOST_DEVICE_LAMBDA(int a, int b) { return ((unsigned(a) * 2654435761u) ^ unsigned(b) * 40503u) >> 31 != 0; };
+  auto coin = [] MGPU_HOST_DEVICE_LAMBDA(int a, int b) {
+    return ((unsigned(a) * 2654435761u) ^ unsigned(b) * 40503u) >> 31 != 0;
+  };
   auto guarded = [&](const std::vector<int>& inner) {
     std::vector<int> host(std::size_t(n + 2 * guard), poison<int>());
     std::copy(inner.begin(), inner.end(), host.begin() + guard);

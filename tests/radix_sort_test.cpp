@@ -27,11 +27,24 @@ using mgpu::radix_order;
 
 namespace {
 
-template <int bytes> struct bits_of;
-template <> struct bits_of<1> { using type = std::uint8_t; };
-template <> struct bits_of<2> { using type = std::uint16_t; };
-template <> struct bits_of<4> { using type = std::uint32_t; };
-template <> struct bits_of<8> { using type = std::uint64_t; };
+template <int bytes>
+struct bits_of;
+template <>
+struct bits_of<1> {
+  using type = std::uint8_t;
+};
+template <>
+struct bits_of<2> {
+  using type = std::uint16_t;
+};
+template <>
+struct bits_of<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct bits_of<8> {
+  using type = std::uint64_t;
+};
 template <typename K>
 using bits_t = typename bits_of<int(sizeof(K))>::type;
 
@@ -93,7 +106,9 @@ template <typename Comp>
 struct reversed {
   Comp comp;
   template <typename K>
-  bool operator()(K a, K b) const { return comp(b, a); }
+  bool operator()(K a, K b) const {
+    return comp(b, a);
+  }
 };
 
 template <typename K>
@@ -129,8 +144,18 @@ std::vector<K> random_keys(std::int64_t n, std::mt19937_64& rng) {
   std::vector<K> specials;
   if constexpr (std::is_floating_point<K>::value) {
     using lim = std::numeric_limits<K>;
-    specials = {K(0), -K(0), lim::infinity(), -lim::infinity(), lim::quiet_NaN(), -lim::quiet_NaN(),
-                lim::denorm_min(), -lim::denorm_min(), lim::max(), lim::lowest(), K(1), K(-1)};
+    specials = {K(0),
+                -K(0),
+                lim::infinity(),
+                -lim::infinity(),
+                lim::quiet_NaN(),
+                -lim::quiet_NaN(),
+                lim::denorm_min(),
+                -lim::denorm_min(),
+                lim::max(),
+                lim::lowest(),
+                K(1),
+                K(-1)};
   } else {
     using lim = std::numeric_limits<K>;
     specials = {K(0), K(1), lim::max(), lim::min(), K(lim::max() - 1), K(lim::min() + 1)};
@@ -170,8 +195,8 @@ std::vector<std::int64_t> positions(std::int64_t n) {
 // Sorts `keys` (keys only, then with their positions as values) and checks against the
 // reference order `comp`, which must already include the direction.
 template <typename params = void, typename K, typename Comp>
-void check_radix_sort(mgpu::context& ctx, const std::vector<K>& keys, radix_order order, int begin_bit,
-                      int end_bit, Comp comp) {
+void check_radix_sort(mgpu::context& ctx, const std::vector<K>& keys, radix_order order, int begin_bit, int end_bit,
+                      Comp comp) {
   std::int64_t n = std::int64_t(keys.size());
   std::vector<std::int64_t> expected_order = mgpu_ref::stable_order(keys, comp);
   std::vector<K> expected = mgpu_ref::permute(keys, expected_order);
@@ -240,8 +265,8 @@ MGPU_TYPED_TEST(RadixSortTyped, BitRanges) {
   MGPU_SEEDED_RNG(rng);
   constexpr int all = int(8 * sizeof(T));
   // Empty, one bit, partial digits, odd and even numbers of 8-bit passes, the sign bit alone.
-  std::vector<std::pair<int, int>> ranges{{0, 0},   {all, all},     {0, 1},           {3, std::min(11, all)},
-                                          {0, all / 2}, {1, all}, {all - 1, all}, {all / 4, all - 3}};
+  std::vector<std::pair<int, int>> ranges{{0, 0},       {all, all}, {0, 1},         {3, std::min(11, all)},
+                                          {0, all / 2}, {1, all},   {all - 1, all}, {all / 4, all - 3}};
   for (auto [begin, end] : ranges)
     for (std::int64_t n : {std::int64_t(2), std::int64_t(777), std::int64_t(30011)}) {
       SCOPED_TRACE("bits [" + std::to_string(begin) + ", " + std::to_string(end) + ") n=" + std::to_string(n));
@@ -257,8 +282,7 @@ MGPU_TEST(RadixSort, LargeUnsignedPairs) {
   MGPU_SEEDED_RNG(rng);
   std::int64_t n = sizes_for(mgpu::radix_sort_params<std::uint32_t>::nv).back();  // about 2^20
   SCOPED_TRACE("n=" + std::to_string(n));
-  check_radix_sort(ctx, random_keys<std::uint32_t>(n, rng), radix_order::ascending, 0, 32,
-                   value_less<std::uint32_t>());
+  check_radix_sort(ctx, random_keys<std::uint32_t>(n, rng), radix_order::ascending, 0, 32, value_less<std::uint32_t>());
 }
 
 // The float order spelled out: both zeros equal (input order kept), NaNs by sign and payload.
@@ -268,8 +292,9 @@ MGPU_TEST(RadixSort, FloatOrderOfSpecialValues) {
   const float pos_nan1 = from_bits<float>(0x7fc00001), pos_nan3 = from_bits<float>(0x7fc00003);
   const float neg_nan1 = from_bits<float>(0xffc00001), neg_nan5 = from_bits<float>(0xffc00005);
   const float tiny = std::numeric_limits<float>::denorm_min();
-  //                          0     1      2     3     4         5      6    7         8      9     10        11        12
-  std::vector<float> keys{1.0f, -0.0f, 0.0f, -inf, pos_nan1, -1.0f, inf, neg_nan1, -0.0f, tiny, neg_nan5, pos_nan3, 0.0f};
+  //                          0     1      2     3     4         5      6    7         8      9     10        11 12
+  std::vector<float> keys{1.0f,     -0.0f, 0.0f, -inf,     pos_nan1, -1.0f, inf,
+                          neg_nan1, -0.0f, tiny, neg_nan5, pos_nan3, 0.0f};
   std::vector<std::int64_t> ascending{10, 7, 3, 5, 1, 2, 8, 12, 9, 0, 6, 4, 11};
   std::vector<std::int64_t> descending{11, 4, 6, 0, 9, 1, 2, 8, 12, 5, 3, 7, 10};
   for (auto [order, expected_order] :
@@ -283,9 +308,10 @@ MGPU_TEST(RadixSort, FloatOrderOfSpecialValues) {
   }
   // The same keys as doubles.
   std::vector<double> wide;
-  for (float x : keys) wide.push_back(std::isnan(x) ? from_bits<double>((std::uint64_t(bits(x) >> 31) << 63) |
-                                                                        0x7ff8000000000000ull | (bits(x) & 0xff))
-                                                    : double(x));
+  for (float x : keys)
+    wide.push_back(std::isnan(x) ? from_bits<double>((std::uint64_t(bits(x) >> 31) << 63) | 0x7ff8000000000000ull |
+                                                     (bits(x) & 0xff))
+                                 : double(x));
   mgpu::buffer<double> k(wide, ctx);
   mgpu::buffer<std::int64_t> v(positions(std::int64_t(wide.size())), ctx);
   mgpu::radix_sort(k.data(), v.data(), std::int64_t(wide.size()), ctx);
@@ -297,7 +323,8 @@ MGPU_TEST(RadixSort, PresortedReversedAndAllEqual) {
   mgpu::context ctx;
   const std::int64_t n = 100003;
   std::vector<int> ascending(static_cast<std::size_t>(n)), descending(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) ascending[std::size_t(i)] = int(i - n / 2), descending[std::size_t(i)] = int(n / 2 - i);
+  for (std::int64_t i = 0; i < n; ++i)
+    ascending[std::size_t(i)] = int(i - n / 2), descending[std::size_t(i)] = int(n / 2 - i);
   check_both_orders(ctx, ascending);
   check_both_orders(ctx, descending);
   check_both_orders(ctx, std::vector<int>(static_cast<std::size_t>(n), -7));
@@ -309,7 +336,8 @@ MGPU_TEST(RadixSort, ManyTilesWithSmallTiles) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   using small = mgpu::launch_params<32, 4>;
-  for (std::int64_t n : {std::int64_t(1), std::int64_t(127), std::int64_t(128), std::int64_t(129), std::int64_t(20011)}) {
+  for (std::int64_t n :
+       {std::int64_t(1), std::int64_t(127), std::int64_t(128), std::int64_t(129), std::int64_t(20011)}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_both_orders<small>(ctx, random_keys<std::int32_t>(n, rng));
     check_both_orders<small>(ctx, few_distinct_keys<double>(n, rng));
@@ -341,9 +369,9 @@ MGPU_TEST(RadixSort, PortableLsdSort) {
     SCOPED_TRACE("n=" + std::to_string(n));
     std::vector<float> keys = random_keys<float>(n, rng);
     for (radix_order order : {radix_order::ascending, radix_order::descending}) {
-      std::vector<std::int64_t> expected_order =
-          order == radix_order::ascending ? mgpu_ref::stable_order(keys, value_less<float>())
-                                          : mgpu_ref::stable_order(keys, reversed<value_less<float>>{});
+      std::vector<std::int64_t> expected_order = order == radix_order::ascending
+                                                     ? mgpu_ref::stable_order(keys, value_less<float>())
+                                                     : mgpu_ref::stable_order(keys, reversed<value_less<float>>{});
       mgpu::buffer<float> k(keys, ctx);
       mgpu::buffer<std::int64_t> v(positions(n), ctx);
       mgpu::detail::radix_sort_lsd<void>("test", k.data(), v.data(), n, order, 0, 32, ctx);
@@ -351,7 +379,8 @@ MGPU_TEST(RadixSort, PortableLsdSort) {
       EXPECT_TRUE(same(expected_order, v.to_host()));
     }
     std::vector<std::int32_t> ints = random_keys<std::int32_t>(n, rng);
-    std::vector<std::int32_t> expected = mgpu_ref::permute(ints, mgpu_ref::stable_order(ints, value_less<std::int32_t>()));
+    std::vector<std::int32_t> expected =
+        mgpu_ref::permute(ints, mgpu_ref::stable_order(ints, value_less<std::int32_t>()));
     mgpu::buffer<std::int32_t> k(ints, ctx);
     mgpu::detail::radix_sort_lsd<void>("test", k.data(), static_cast<mgpu::empty_t*>(nullptr), n,
                                        radix_order::ascending, 0, 32, ctx);
@@ -398,10 +427,12 @@ MGPU_TEST(RadixSort, MoreThan2To31Keys) {
   // [0, 256): count of each key value; [256]: adjacent pairs out of order.
   mgpu::buffer<unsigned long long> tally(std::vector<unsigned long long>(257, 0), ctx);
   unsigned long long* t = tally.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) {
-    atomicAdd(&t[k[i]], 1ull);
-    if (i > 0 && k[i - 1] > k[i]) atomicAdd(&t[256], 1ull);
-  }, n, ctx);
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        atomicAdd(&t[k[i]], 1ull);
+        if (i > 0 && k[i - 1] > k[i]) atomicAdd(&t[256], 1ull);
+      },
+      n, ctx);
   std::vector<unsigned long long> expected(257, 0);
   for (int value = 0; value <= 250; ++value) {
     int residue = 250 - value;  // keys of this value sit at i with i % 251 == residue

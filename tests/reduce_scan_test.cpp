@@ -84,7 +84,8 @@ MGPU_TYPED_TEST(ReduceScanTyped, ManySmallTiles) {
   check_scans<mgpu::launch_params<32, 1>>(ctx, host, T(1), mgpu::plus<T>());
   check_scans<mgpu::launch_params<64, 3>>(ctx, host, T(1), mgpu::plus<T>());
   mgpu::buffer<T> in(host, ctx), out = poisoned<T>(1, ctx);
-  mgpu::reduce<mgpu::launch_params<32, 1>>(in.data(), std::int64_t(host.size()), out.data(), T(1), mgpu::plus<T>(), ctx);
+  mgpu::reduce<mgpu::launch_params<32, 1>>(in.data(), std::int64_t(host.size()), out.data(), T(1), mgpu::plus<T>(),
+                                           ctx);
   EXPECT_EQ(out.to_host()[0], mgpu_ref::reduce(host, T(1), mgpu::plus<T>()));
 }
 
@@ -96,7 +97,8 @@ MGPU_TYPED_TEST(ReduceScanTyped, UnalignedArrays) {
   std::vector<T> host = small_integers<T>(n + 1, rng);
   mgpu::buffer<T> in(host, ctx), out = poisoned<T>(n + 1, ctx);
   mgpu::exclusive_scan(in.data() + 1, n, out.data() + 1, T(2), mgpu::plus<T>(), ctx);
-  std::vector<T> expected = mgpu_ref::exclusive_scan(std::vector<T>(host.begin() + 1, host.end()), T(2), mgpu::plus<T>());
+  std::vector<T> expected =
+      mgpu_ref::exclusive_scan(std::vector<T>(host.begin() + 1, host.end()), T(2), mgpu::plus<T>());
   expected.insert(expected.begin(), poison<T>());
   EXPECT_TRUE(same(expected, out.to_host()));
 }
@@ -187,7 +189,8 @@ MGPU_TEST(ReduceScan, IteratorsAndTransforms) {
   EXPECT_EQ(sum.to_host()[0], 10 + n * (n - 1));
 
   // Results can go to a discard iterator (only the total is wanted).
-  mgpu::exclusive_scan(mgpu::make_constant_iterator(1), n, mgpu::discard_iterator(), 0, mgpu::plus<>(), sum.data(), ctx);
+  mgpu::exclusive_scan(mgpu::make_constant_iterator(1), n, mgpu::discard_iterator(), 0, mgpu::plus<>(), sum.data(),
+                       ctx);
   EXPECT_EQ(sum.to_host()[0], n);
 }
 
@@ -251,7 +254,11 @@ MGPU_TEST(ReduceScan, MoreThan2To31Elements) {
                        mgpu::plus<std::uint8_t>(), ctx);
   const std::uint8_t* o = out.data();
   unsigned long long* w = wrong.data();
-  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { if (o[i] != std::uint8_t(i)) atomicAdd(w, 1ull); }, n, ctx);
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        if (o[i] != std::uint8_t(i)) atomicAdd(w, 1ull);
+      },
+      n, ctx);
   EXPECT_EQ(wrong.to_host()[0], 0ull);
   mgpu::inclusive_scan(mgpu::make_constant_iterator<long long>(1), n, mgpu::discard_iterator(), mgpu::plus<>(),
                        total.data(), ctx);

@@ -2,8 +2,8 @@
 // (empty segments, segments of one, one segment, fixed sizes around the tile, random sizes, half
 // the array in one segment), key types and comparators, small tiles for many merge levels, bad
 // arguments.
-#include "references/merge_sort.hpp"
 #include "references/segmented_sort.hpp"
+#include "references/merge_sort.hpp"
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -79,7 +79,8 @@ template <typename params = void, typename K, typename Comp>
 void check_segmented_sort(mgpu::context& ctx, const std::vector<K>& keys, const std::vector<int>& heads, Comp comp) {
   std::int64_t n = std::int64_t(keys.size());
   mgpu::buffer<int> h(heads, ctx);
-  check_segments<params>(ctx, keys, mgpu::segments_by_heads(h.data(), std::int64_t(heads.size())), heads, comp, "heads");
+  check_segments<params>(ctx, keys, mgpu::segments_by_heads(h.data(), std::int64_t(heads.size())), heads, comp,
+                         "heads");
   mgpu::buffer<unsigned> f(flags_of(n, heads), ctx);
   check_segments<params>(ctx, keys, mgpu::segments_by_flags(f.data()), heads, comp, "flags");
 }
@@ -95,14 +96,15 @@ MGPU_TYPED_TEST(SegmentedSortTyped, EveryProfileMatchesPerSegmentStableSort) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   const int nv = mgpu::segmented_sort_params<T>::nv;
-  for (std::int64_t n : {std::int64_t(1), std::int64_t(nv - 1), std::int64_t(nv + 1), std::int64_t(7 * nv + 5), std::int64_t(100003)}) {
+  for (std::int64_t n :
+       {std::int64_t(1), std::int64_t(nv - 1), std::int64_t(nv + 1), std::int64_t(7 * nv + 5), std::int64_t(100003)}) {
     std::vector<T> keys = random_keys<T>(n, 1000, rng);
-    check_segmented_sort(ctx, keys, {}, mgpu::less<T>());                       // one segment, no heads
-    check_segmented_sort(ctx, keys, {0}, mgpu::less<T>());                      // one segment
-    check_segmented_sort(ctx, keys, fixed_heads(n, 1), mgpu::less<T>());        // segments of one
+    check_segmented_sort(ctx, keys, {}, mgpu::less<T>());                 // one segment, no heads
+    check_segmented_sort(ctx, keys, {0}, mgpu::less<T>());                // one segment
+    check_segmented_sort(ctx, keys, fixed_heads(n, 1), mgpu::less<T>());  // segments of one
     check_segmented_sort(ctx, keys, fixed_heads(n, 8), mgpu::greater<T>());
-    check_segmented_sort(ctx, keys, fixed_heads(n, nv), mgpu::less<T>());       // tile-aligned
-    check_segmented_sort(ctx, keys, fixed_heads(n, nv + 3), mgpu::less<T>());   // just over a tile
+    check_segmented_sort(ctx, keys, fixed_heads(n, nv), mgpu::less<T>());      // tile-aligned
+    check_segmented_sort(ctx, keys, fixed_heads(n, nv + 3), mgpu::less<T>());  // just over a tile
     check_segmented_sort(ctx, keys, fixed_heads(n, 3 * nv - 1), mgpu::less<T>());
     check_segmented_sort(ctx, keys, random_heads(n, 200, rng), mgpu::less<T>());
     std::vector<int> half{int(n / 2)};  // [0, n/2) and [n/2, n), the second split in segments of 8
@@ -208,7 +210,8 @@ MGPU_TEST(SegmentedSort, UncheckedBadHeadsStayInBounds) {
     std::copy(inner.begin(), inner.end(), host.begin() + guard);
     mgpu::buffer<int> keys(host, ctx), values = poisoned<int>(n + 2 * guard, ctx);
     mgpu::segmented_sort<small>(keys.data() + guard, values.data() + guard, n,
-                                mgpu::segments_by_heads(heads.data(), std::int64_t(bad.size())), mgpu::less<int>(), ctx);
+                                mgpu::segments_by_heads(heads.data(), std::int64_t(bad.size())), mgpu::less<int>(),
+                                ctx);
     for (const mgpu::buffer<int>* b : {&keys, &values}) {
       std::vector<int> got = b->to_host();
       EXPECT_TRUE(std::all_of(got.begin(), got.begin() + guard, [](int v) { return v == poison<int>(); }));
@@ -233,7 +236,6 @@ MGPU_TEST(SegmentedSort, BadArgumentsThrowAndWriteNothing) {
 }
 
 namespace {
-
 
 // Random segment heads as 64-bit integers: sizes in [0, max_size] (repeats make empty segments).
 std::vector<std::int64_t> random_heads64(std::int64_t n, std::int64_t max_size, std::mt19937_64& rng) {
@@ -263,9 +265,10 @@ void check_iterator_heads(mgpu::context& ctx, const std::vector<K>& keys, std::i
   std::int64_t n = std::int64_t(keys.size());
   std::vector<std::int64_t> heads;
   for (std::int64_t h = first; h <= n; h += step) heads.push_back(h);
-  check_segments<params>(ctx, keys,
-                         mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(first, step), std::int64_t(heads.size())),
-                         heads, comp, "step_iterator heads from " + std::to_string(first) + " by " + std::to_string(step));
+  check_segments<params>(
+      ctx, keys,
+      mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(first, step), std::int64_t(heads.size())), heads,
+      comp, "step_iterator heads from " + std::to_string(first) + " by " + std::to_string(step));
 }
 
 template <typename params = void, typename K, typename Comp>
@@ -287,7 +290,8 @@ MGPU_TEST(SegmentedSort, Uint32AroundATileWithEveryHeadDescription) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   using K = std::uint32_t;
-  const std::int64_t nv = mgpu::segmented_sort_params<K>::nv, nv_pairs = mgpu::segmented_sort_params<K, std::int64_t>::nv,
+  const std::int64_t nv = mgpu::segmented_sort_params<K>::nv,
+                     nv_pairs = mgpu::segmented_sort_params<K, std::int64_t>::nv,
                      nv_indices = mgpu::segmented_sort_params<K, int>::nv;
   std::vector<std::int64_t> sizes{0, 2, nv, nv_pairs, nv_indices, 3 * std::max(nv, nv_pairs) + 5};
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -313,11 +317,13 @@ MGPU_TEST(SegmentedSort, SortedReversedAndAllEqualUint32) {
   const std::int64_t nv = mgpu::segmented_sort_params<K>::nv, n = 3 * nv + 17;
   std::vector<K> ascending(static_cast<std::size_t>(n)), descending(static_cast<std::size_t>(n)),
       equal(static_cast<std::size_t>(n), 0x80000001u);
-  for (std::int64_t i = 0; i < n; ++i) ascending[std::size_t(i)] = K(i) * 3u, descending[std::size_t(i)] = K(0xffffffffu - K(i));
+  for (std::int64_t i = 0; i < n; ++i)
+    ascending[std::size_t(i)] = K(i) * 3u, descending[std::size_t(i)] = K(0xffffffffu - K(i));
   for (const auto& [name, keys] : {std::make_pair("ascending", ascending), std::make_pair("descending", descending),
                                    std::make_pair("all equal", equal)}) {
     check_every_description(ctx, keys, {}, mgpu::less<K>(), std::string(name) + ", one segment");
-    check_every_description(ctx, keys, random_heads64(n, nv + nv / 2, rng), mgpu::less<K>(), std::string(name) + ", random");
+    check_every_description(ctx, keys, random_heads64(n, nv + nv / 2, rng), mgpu::less<K>(),
+                            std::string(name) + ", random");
     check_iterator_heads(ctx, keys, 0, nv + 3, mgpu::less<K>());
     check_iterator_heads(ctx, keys, 0, 5, mgpu::greater<K>());
   }
@@ -358,9 +364,8 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
   expect_invalid_argument(ind, "keys", [&] { mgpu::segmented_sort_indices(null, 6, by_heads, i, less, ctx); });
   expect_invalid_argument(ind, "values", [&] { mgpu::segmented_sort_indices(k, 6, by_heads, null, less, ctx); });
   expect_invalid_argument(ind, "values", [&] { mgpu::segmented_sort_indices(k, 6, by_flags, k + 2, less, ctx); });
-  expect_invalid_argument(ind, "heads", [&] {
-    mgpu::segmented_sort_indices(k, 6, mgpu::segments_by_heads(null, 2), i, less, ctx);
-  });
+  expect_invalid_argument(ind, "heads",
+                          [&] { mgpu::segmented_sort_indices(k, 6, mgpu::segments_by_heads(null, 2), i, less, ctx); });
   expect_invalid_argument(ind, "num_heads", [&] {
     mgpu::segmented_sort_indices(k, 6, mgpu::segments_by_heads(heads.data(), -1), i, less, ctx);
   });
@@ -369,8 +374,10 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
   const char* seg = "mgpu::segmented_sort";
   expect_invalid_argument(seg, "flags", [&] { mgpu::segmented_sort(k, 6, no_flags, less, ctx); });
   expect_invalid_argument(seg, "flags", [&] { mgpu::segmented_sort(k, v, 6, no_flags, less, ctx); });
-  expect_invalid_argument(seg, "values", [&] { mgpu::segmented_sort(k, static_cast<std::int64_t*>(nullptr), 6, by_heads, less, ctx); });
-  expect_invalid_argument(seg, "values", [&] { mgpu::segmented_sort(k, static_cast<std::int64_t*>(nullptr), 6, by_flags, less, ctx); });
+  expect_invalid_argument(
+      seg, "values", [&] { mgpu::segmented_sort(k, static_cast<std::int64_t*>(nullptr), 6, by_heads, less, ctx); });
+  expect_invalid_argument(
+      seg, "values", [&] { mgpu::segmented_sort(k, static_cast<std::int64_t*>(nullptr), 6, by_flags, less, ctx); });
   expect_invalid_argument(seg, "keys", [&] { mgpu::segmented_sort(null, v, 6, by_flags, less, ctx); });
   expect_invalid_argument(seg, "count", [&] { mgpu::segmented_sort(k, v, -6, by_flags, less, ctx); });
 

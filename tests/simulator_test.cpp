@@ -129,7 +129,9 @@ struct triple {
   unsigned c;
 };
 bool operator==(const triple& x, const triple& y) { return x.a == y.a && x.b == y.b && x.c == y.c; }
-std::ostream& operator<<(std::ostream& os, const triple& t) { return os << "{" << t.a << ", " << t.b << ", " << t.c << "}"; }
+std::ostream& operator<<(std::ostream& os, const triple& t) {
+  return os << "{" << t.a << ", " << t.b << ", " << t.c << "}";
+}
 
 #if defined(MGPU_BACKEND_SIM)
 int worker_count() { return mgpu::sim::detail::device::instance().worker_count(); }
@@ -247,12 +249,24 @@ MGPU_TEST(SimBarrier, CountAndOrReduceThePredicatesOfEveryThread) {
     for (int t = 0; t < nt; ++t) {
       bool on = false;
       switch (g % 6) {
-        case 0: on = false; break;
-        case 1: on = true; break;
-        case 2: on = t == lone; break;
-        case 3: on = t != lone; break;
-        case 4: on = half(rng); break;
-        case 5: on = tenth(rng); break;
+        case 0:
+          on = false;
+          break;
+        case 1:
+          on = true;
+          break;
+        case 2:
+          on = t == lone;
+          break;
+        case 3:
+          on = t != lone;
+          break;
+        case 4:
+          on = half(rng);
+          break;
+        case 5:
+          on = tenth(rng);
+          break;
       }
       preds[std::size_t(g * nt + t)] = on ? (half(rng) ? magnitude(rng) : -magnitude(rng)) : 0;
     }
@@ -396,7 +410,7 @@ MGPU_TEST(SimShared, WorksInsideTemplatesAndLambdas) {
 namespace dynamic_shared {
 constexpr int nt = 128, ctas = 6;
 constexpr int ints = 16384;  // 64 KiB: above the 48 KiB a launch gets without opting in
-}
+}  // namespace dynamic_shared
 
 // MGPU_DYNAMIC_SHARED gives each CTA its own array of the size the launch asked for, aligned to
 // at least 16 bytes. As in EachCTAHasItsOwnCopy, CTAs 2k and 2k+1 meet between writing their
@@ -569,8 +583,10 @@ MGPU_TEST(SimWarpShuffle, SubWarpMasksExchangeAmongTheirLanes) {
   std::vector<int> expected_parity(n), expected_halves(n);
   for (int i = 0; i < n; ++i) {
     int lane = i % 32, base = i - lane, k = operand[std::size_t(i)];
-    expected_parity[std::size_t(i)] = values[std::size_t(base + (lane % 2 == 0 ? idx_source(lane, 2 * k, 32) : down_source(lane, 2, 32)))];
-    expected_halves[std::size_t(i)] = values[std::size_t(base + (lane < 16 ? xor_source(lane, k, 16) : up_source(lane, k, 16)))];
+    expected_parity[std::size_t(i)] =
+        values[std::size_t(base + (lane % 2 == 0 ? idx_source(lane, 2 * k, 32) : down_source(lane, 2, 32)))];
+    expected_halves[std::size_t(i)] =
+        values[std::size_t(base + (lane < 16 ? xor_source(lane, k, 16) : up_source(lane, k, 16)))];
   }
   EXPECT_TRUE(same(expected_parity, parity.to_host()));
   EXPECT_TRUE(same(expected_halves, halves.to_host()));
@@ -605,10 +621,14 @@ void check_library_shuffles(const std::vector<T>& values) {
       },
       ctas, ctx);
   auto k = [&](std::size_t i) { return operand[i]; };
-  expect_shuffled(values, outs[0].to_host(), widths, [&](int lane, std::size_t i, int w) { return idx_source(lane, k(i), w); });
-  expect_shuffled(values, outs[1].to_host(), widths, [&](int lane, std::size_t i, int w) { return up_source(lane, k(i), w); });
-  expect_shuffled(values, outs[2].to_host(), widths, [&](int lane, std::size_t i, int w) { return down_source(lane, k(i), w); });
-  expect_shuffled(values, outs[3].to_host(), widths, [&](int lane, std::size_t i, int w) { return xor_source(lane, k(i), w); });
+  expect_shuffled(values, outs[0].to_host(), widths,
+                  [&](int lane, std::size_t i, int w) { return idx_source(lane, k(i), w); });
+  expect_shuffled(values, outs[1].to_host(), widths,
+                  [&](int lane, std::size_t i, int w) { return up_source(lane, k(i), w); });
+  expect_shuffled(values, outs[2].to_host(), widths,
+                  [&](int lane, std::size_t i, int w) { return down_source(lane, k(i), w); });
+  expect_shuffled(values, outs[3].to_host(), widths,
+                  [&](int lane, std::size_t i, int w) { return xor_source(lane, k(i), w); });
 }
 
 MGPU_TEST(SimWarpShuffle, LibraryShufflesMoveStructsAndDoubles) {
@@ -650,12 +670,24 @@ MGPU_TEST(SimWarpVote, BallotAnyAndAllMatchThePredicates) {
     int lane = i % 32;
     bool on = false;
     switch (i / 32 % 6) {
-      case 0: on = false; break;
-      case 1: on = true; break;
-      case 2: on = lane == 31; break;
-      case 3: on = lane != 0; break;
-      case 4: on = half(rng); break;
-      case 5: on = lane % 2 == 0; break;
+      case 0:
+        on = false;
+        break;
+      case 1:
+        on = true;
+        break;
+      case 2:
+        on = lane == 31;
+        break;
+      case 3:
+        on = lane != 0;
+        break;
+      case 4:
+        on = half(rng);
+        break;
+      case 5:
+        on = lane % 2 == 0;
+        break;
     }
     preds[std::size_t(i)] = on ? ((int(rng() % 2000) - 1000) | 1) : 0;  // odd, so never 0
   }
@@ -765,11 +797,24 @@ MGPU_TEST(SimWarpSync, ActiveMaskIsTheWholeWarpInConvergedCode) {
 MGPU_TEST(SimBitIntrinsics, MatchTheirDefinitions) {
   MGPU_SEEDED_RNG(rng);
   mgpu::context ctx;
-  std::vector<unsigned> x32{0u, 1u, 2u, 3u, 0x80000000u, 0x7fffffffu, 0xffffffffu, 0xfffffffeu, 0x00010000u,
-                            0x0000ffffu, 0xffff0000u, 0x55555555u, 0xaaaaaaaau, 0x12345678u, 0x40000000u};
-  std::vector<unsigned long long> x64{0ull, 1ull, 2ull, 3ull, 1ull << 63, ~0ull >> 1, ~0ull, ~0ull - 1,
-                                      1ull << 32, (1ull << 32) - 1, 0xffffffff00000000ull, 0x5555555555555555ull,
-                                      0xaaaaaaaaaaaaaaaaull, 0x0123456789abcdefull, 1ull << 31};
+  std::vector<unsigned> x32{0u,          1u,          2u,          3u,          0x80000000u,
+                            0x7fffffffu, 0xffffffffu, 0xfffffffeu, 0x00010000u, 0x0000ffffu,
+                            0xffff0000u, 0x55555555u, 0xaaaaaaaau, 0x12345678u, 0x40000000u};
+  std::vector<unsigned long long> x64{0ull,
+                                      1ull,
+                                      2ull,
+                                      3ull,
+                                      1ull << 63,
+                                      ~0ull >> 1,
+                                      ~0ull,
+                                      ~0ull - 1,
+                                      1ull << 32,
+                                      (1ull << 32) - 1,
+                                      0xffffffff00000000ull,
+                                      0x5555555555555555ull,
+                                      0xaaaaaaaaaaaaaaaaull,
+                                      0x0123456789abcdefull,
+                                      1ull << 31};
   for (int i = 0; i < 1000; ++i) {
     // Sparse, dense and uniform random words.
     std::uint64_t r = rng(), s = rng() & rng() & rng(), d = rng() | rng() | rng();
@@ -866,7 +911,8 @@ MGPU_TEST(SimAtomics, MinAndMaxKeepTheExtremes) {
   std::vector<int> ints = random_bits<int>(n, rng);
   std::vector<unsigned> uints = random_bits<unsigned>(n, rng);
   std::vector<unsigned long long> wides = random_bits<unsigned long long>(n, rng);
-  mgpu::buffer<int> vi(ints, ctx), ext_i(std::vector<int>{std::numeric_limits<int>::max(), std::numeric_limits<int>::min()}, ctx);
+  mgpu::buffer<int> vi(ints, ctx),
+      ext_i(std::vector<int>{std::numeric_limits<int>::max(), std::numeric_limits<int>::min()}, ctx);
   mgpu::buffer<unsigned> vu(uints, ctx), ext_u(std::vector<unsigned>{~0u, 0u}, ctx);
   mgpu::buffer<unsigned long long> vw(wides, ctx), ext_w(std::vector<unsigned long long>{~0ull, 0ull}, ctx);
   mgpu::buffer<int> old_min = poisoned<int>(n, ctx), old_max = poisoned<int>(n, ctx);
@@ -890,9 +936,9 @@ MGPU_TEST(SimAtomics, MinAndMaxKeepTheExtremes) {
   int lo = *std::min_element(ints.begin(), ints.end()), hi = *std::max_element(ints.begin(), ints.end());
   EXPECT_EQ(ext_i.to_host(), (std::vector<int>{lo, hi}));
   EXPECT_EQ(ext_u.to_host(), (std::vector<unsigned>{*std::min_element(uints.begin(), uints.end()),
-                                                   *std::max_element(uints.begin(), uints.end())}));
+                                                    *std::max_element(uints.begin(), uints.end())}));
   EXPECT_EQ(ext_w.to_host(), (std::vector<unsigned long long>{*std::min_element(wides.begin(), wides.end()),
-                                                             *std::max_element(wides.begin(), wides.end())}));
+                                                              *std::max_element(wides.begin(), wides.end())}));
   for (int v : old_min.to_host()) ASSERT_GE(v, lo);
   for (int v : old_max.to_host()) ASSERT_LE(v, hi);
 }
@@ -1259,7 +1305,9 @@ MGPU_TEST(SimWarpVote, LanesThatExitedDoNotVote) {
       },
       1, ctx);
   std::vector<unsigned> expected(3 * 32, poison<unsigned>());
-  for (int t = 0; t < 16; ++t) expected[std::size_t(3 * t)] = 0xffffu, expected[std::size_t(3 * t + 1)] = 1u, expected[std::size_t(3 * t + 2)] = 1u;
+  for (int t = 0; t < 16; ++t)
+    expected[std::size_t(3 * t)] = 0xffffu, expected[std::size_t(3 * t + 1)] = 1u,
+                             expected[std::size_t(3 * t + 2)] = 1u;
   EXPECT_TRUE(same(expected, out.to_host()));
 }
 
@@ -1302,7 +1350,12 @@ MGPU_TEST(SimFailure, AnExceptionInAKernelIsRethrownByTheLaunch) {
   } catch (const injected_failure& e) {
     EXPECT_STREQ(e.what(), "thread 17 of CTA 5 gave up");
   }
-  EXPECT_THROW(mgpu::cta_launch<32>([=](int tid, int) { if (tid == 31) throw 42; }, 1, ctx), int);
+  EXPECT_THROW(mgpu::cta_launch<32>(
+                   [=](int tid, int) {
+                     if (tid == 31) throw 42;
+                   },
+                   1, ctx),
+               int);
   expect_backend_still_works(ctx);
 }
 
@@ -1352,7 +1405,11 @@ MGPU_TEST(SimFailure, TheOtherThreadsOfAFailedCTAAreUnwound) {
 MGPU_TEST(SimFailure, TrapThrowsAKernelError) {
   mgpu::context ctx;
   std::string message = kernel_error_from([&] {
-    mgpu::cta_launch<64>([=](int tid, int cta) { if (cta == 2 && tid == 9) __trap(); }, 4, ctx);
+    mgpu::cta_launch<64>(
+        [=](int tid, int cta) {
+          if (cta == 2 && tid == 9) __trap();
+        },
+        4, ctx);
   });
   EXPECT_TRUE(contains(message, "__trap")) << message;
   expect_backend_still_works(ctx);
@@ -1397,7 +1454,11 @@ MGPU_TEST(SimFailure, ADeadlockIsDetectedAndReported) {
 MGPU_TEST(SimFailure, InvalidWarpMasksAreReported) {
   mgpu::context ctx;
   std::string message = kernel_error_from([&] {
-    mgpu::cta_launch<32>([=](int tid, int) { if (tid == 0) __syncwarp(0x2u); }, 1, ctx);
+    mgpu::cta_launch<32>(
+        [=](int tid, int) {
+          if (tid == 0) __syncwarp(0x2u);
+        },
+        1, ctx);
   });
   EXPECT_TRUE(contains(message, "not in its member mask")) << message;
   message = kernel_error_from([&] {
@@ -1479,7 +1540,8 @@ MGPU_TEST(SimPool, ACTAStaysOnOneWorkerThread) {
   std::vector<unsigned long long> host = ids.to_host();
   std::set<unsigned long long> workers;
   for (int c = 0; c < ctas; ++c) {
-    for (int k = 0; k < 3 * nt; ++k) ASSERT_EQ(host[std::size_t(3 * c * nt + k)], host[std::size_t(3 * c * nt)]) << "CTA " << c;
+    for (int k = 0; k < 3 * nt; ++k)
+      ASSERT_EQ(host[std::size_t(3 * c * nt + k)], host[std::size_t(3 * c * nt)]) << "CTA " << c;
     workers.insert(host[std::size_t(3 * c * nt)]);
   }
   EXPECT_LE(int(workers.size()), worker_count());

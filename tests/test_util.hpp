@@ -19,17 +19,17 @@
 
 // TEST whose body is a free function. nvcc rejects device lambdas inside gtest's TestBody (a
 // private member function), so every test that writes a device lambda is declared with this.
-#define MGPU_TEST(suite, name)                  \
-  static void suite##_##name##_body();          \
+#define MGPU_TEST(suite, name)                   \
+  static void suite##_##name##_body();           \
   TEST(suite, name) { suite##_##name##_body(); } \
   static void suite##_##name##_body()
 
 // The typed form: the body is a function template of the type parameter T.
-#define MGPU_TYPED_TEST(suite, name)                          \
-  template <typename T>                                       \
-  static void suite##_##name##_body();                        \
+#define MGPU_TYPED_TEST(suite, name)                              \
+  template <typename T>                                           \
+  static void suite##_##name##_body();                            \
   TYPED_TEST(suite, name) { suite##_##name##_body<TypeParam>(); } \
-  template <typename T>                                       \
+  template <typename T>                                           \
   static void suite##_##name##_body()
 
 namespace mgpu_test {
@@ -41,8 +41,8 @@ inline std::uint64_t seed() {
   return std::random_device{}() * 0x9e3779b97f4a7c15ull + std::random_device{}();
 }
 
-#define MGPU_SEEDED_RNG(rng)                              \
-  const std::uint64_t rng##_seed = ::mgpu_test::seed();   \
+#define MGPU_SEEDED_RNG(rng)                                    \
+  const std::uint64_t rng##_seed = ::mgpu_test::seed();         \
   SCOPED_TRACE("MGPU_TEST_SEED=" + std::to_string(rng##_seed)); \
   std::mt19937_64 rng(rng##_seed)
 
@@ -120,10 +120,14 @@ std::vector<K> random_keys(std::int64_t n, std::int64_t distinct, std::mt19937_6
 // A value no correct output contains, written over outputs before a call.
 template <typename T>
 T poison() {
-  if constexpr (std::is_same<T, pair_value>::value) return pair_value{-12345, -1.5f};
-  else if constexpr (std::is_same<T, affine>::value) return affine{0xdeadbeefu, 0xdeadbeefu};
-  else if constexpr (std::is_floating_point<T>::value) return T(-1.25e30);
-  else return T(0x5a5a5a5a5a5a5a5aull);
+  if constexpr (std::is_same<T, pair_value>::value)
+    return pair_value{-12345, -1.5f};
+  else if constexpr (std::is_same<T, affine>::value)
+    return affine{0xdeadbeefu, 0xdeadbeefu};
+  else if constexpr (std::is_floating_point<T>::value)
+    return T(-1.25e30);
+  else
+    return T(0x5a5a5a5a5a5a5a5aull);
 }
 
 // A device buffer of n poisoned elements.

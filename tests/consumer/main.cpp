@@ -7,8 +7,8 @@
 int main() {
   mgpu::context ctx;
   mgpu::buffer<long long> sums(1000, ctx), total(1, ctx);
-  mgpu::inclusive_scan(mgpu::make_counting_iterator<long long>(1), 1000, sums.data(), mgpu::plus<>(),
-                       total.data(), ctx);
+  mgpu::inclusive_scan(mgpu::make_counting_iterator<long long>(1), 1000, sums.data(), mgpu::plus<>(), total.data(),
+                       ctx);
   std::vector<long long> host = sums.to_host();
   bool ok = host[999] == 500500 && host[9] == 55 && total.to_host()[0] == 500500;
   std::printf("consumer: %s\n", ok ? "ok" : "WRONG");

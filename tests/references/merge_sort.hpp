@@ -33,7 +33,8 @@ template <typename K, typename Comp>
 std::vector<std::int64_t> stable_order(const std::vector<K>& keys, Comp comp) {
   std::vector<std::int64_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return comp(keys[std::size_t(x)], keys[std::size_t(y)]); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t x, std::int64_t y) { return comp(keys[std::size_t(x)], keys[std::size_t(y)]); });
   return order;
 }
 

@@ -27,8 +27,10 @@ namespace mgpu {
 
 // Default shape, as bulk_remove's: 128 threads, about 60 bytes of values per thread, VT odd.
 template <typename T>
-using bulk_insert_params =
-    launch_params<128, (sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 11 : sizeof(T) <= 16 ? 7 : 3)>;
+using bulk_insert_params = launch_params<128, (sizeof(T) <= 4    ? 15
+                                               : sizeof(T) <= 8  ? 11
+                                               : sizeof(T) <= 16 ? 7
+                                                                 : 3)>;
 
 namespace detail {
 
@@ -81,7 +83,8 @@ void bulk_insert(AIt a, IndicesIt indices, std::int64_t a_count, BIt b, std::int
   detail::check_disjoint(fn, "output", indices, a_count, output, total);
   detail::check_disjoint(fn, "output", b, b_count, output, total);
 
-  if (ctx.checked()) detail::check_sorted_indices(fn, "indices", indices, a_count, 0, b_count, "[0, b_count]", false, ctx);
+  if (ctx.checked())
+    detail::check_sorted_indices(fn, "indices", indices, a_count, 0, b_count, "[0, b_count]", false, ctx);
   if (total == 0) return;
 
   using P = params_or<params, bulk_insert_params<T>>;

@@ -29,8 +29,10 @@ namespace mgpu {
 // Default shape: 128 threads; about 60 bytes of values per thread, with VT odd so that the
 // thread-order walks over the tile's int slots (stride VT) hit 32 different banks.
 template <typename T>
-using bulk_remove_params =
-    launch_params<128, (sizeof(T) <= 4 ? 15 : sizeof(T) <= 8 ? 11 : sizeof(T) <= 16 ? 7 : 3)>;
+using bulk_remove_params = launch_params<128, (sizeof(T) <= 4    ? 15
+                                               : sizeof(T) <= 8  ? 11
+                                               : sizeof(T) <= 16 ? 7
+                                                                 : 3)>;
 
 namespace detail {
 
@@ -65,15 +67,15 @@ struct bulk_remove_storage {
 // outputs are then untouched. Unchecked, such indices give unspecified output (the call still
 // reads and writes only inside the arrays).
 template <typename params = void, typename InputIt, typename IndicesIt, typename OutputIt>
-void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int64_t indices_count,
-                 OutputIt output, context& ctx) {
+void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int64_t indices_count, OutputIt output,
+                 context& ctx) {
   constexpr const char* fn = "mgpu::bulk_remove";
   using T = iterator_value_t<InputIt>;
   detail::check_count(fn, "count", count);
   detail::check_count(fn, "indices_count", indices_count);
   if (indices_count > count)
-    detail::throw_argument(fn, "indices_count", "exceeds count (" + std::to_string(indices_count) + " > " +
-                                                    std::to_string(count) + ")");
+    detail::throw_argument(fn, "indices_count",
+                           "exceeds count (" + std::to_string(indices_count) + " > " + std::to_string(count) + ")");
   const std::int64_t out_count = count - indices_count;
   detail::check_pointer(fn, "input", input, count);
   detail::check_pointer(fn, "indices", indices, indices_count);
@@ -81,7 +83,8 @@ void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int6
   detail::check_disjoint(fn, "output", input, count, output, out_count);
   detail::check_disjoint(fn, "output", indices, indices_count, output, out_count);
 
-  if (ctx.checked()) detail::check_sorted_indices(fn, "indices", indices, indices_count, 0, count - 1, "[0, count)", true, ctx);
+  if (ctx.checked())
+    detail::check_sorted_indices(fn, "indices", indices, indices_count, 0, count - 1, "[0, count)", true, ctx);
   if (out_count == 0) return;
 
   using P = params_or<params, bulk_remove_params<T>>;
@@ -93,8 +96,7 @@ void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int6
   // partitions[t]: how many indices fall before tile t's first position, which is also how far
   // tile t's survivors move left.
   auto idx = detail::indices_as_int64(indices);
-  buffer<std::int64_t> partitions =
-      binary_search_partitions(idx, indices_count, count, NV, less<std::int64_t>(), ctx);
+  buffer<std::int64_t> partitions = binary_search_partitions(idx, indices_count, count, NV, less<std::int64_t>(), ctx);
   const std::int64_t* p = partitions.data();
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {

@@ -63,21 +63,23 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
   int* listed_p = listed.data();
   for (int level = 0; level < levels; ++level) {
     int* count_p = num_listed.data() + level;
-    transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
-      run_pair pair(t * NV, std::int64_t(NV) << level, count);
-      window_tile w{pair.a_end, pair.a_end, pair.a_end, pair.a_end, pair.a_end};
-      if (pair.a_end < pair.b_end) {
-        // A keys after B's first move right; B keys before A's last move left (ties stay put).
-        w.begin = pair.first + binary_search<bounds::upper>(keys + pair.first, pair.a_end - pair.first,
-                                                            keys[pair.a_end], comp);
-        w.end = pair.a_end + binary_search<bounds::lower>(keys + pair.a_end, pair.b_end - pair.a_end,
-                                                          keys[pair.a_end - 1], comp);
-        std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-        region_split(keys, w.begin, w.middle, w.end, t0, t1, comp, w.a_begin, w.a_end);
-        if (w.begin < t1 && t0 < w.end) listed_p[atomicAdd(count_p, 1)] = int(t);
-      }
-      plan_p[t] = w;
-    }, tiles, ctx);
+    transform<search_params>(
+        [=] MGPU_LAMBDA(std::int64_t t) {
+          run_pair pair(t * NV, std::int64_t(NV) << level, count);
+          window_tile w{pair.a_end, pair.a_end, pair.a_end, pair.a_end, pair.a_end};
+          if (pair.a_end < pair.b_end) {
+            // A keys after B's first move right; B keys before A's last move left (ties stay put).
+            w.begin = pair.first +
+                      binary_search<bounds::upper>(keys + pair.first, pair.a_end - pair.first, keys[pair.a_end], comp);
+            w.end = pair.a_end + binary_search<bounds::lower>(keys + pair.a_end, pair.b_end - pair.a_end,
+                                                              keys[pair.a_end - 1], comp);
+            std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+            region_split(keys, w.begin, w.middle, w.end, t0, t1, comp, w.a_begin, w.a_end);
+            if (w.begin < t1 && t0 < w.end) listed_p[atomicAdd(count_p, 1)] = int(t);
+          }
+          plan_p[t] = w;
+        },
+        tiles, ctx);
 
     V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
     auto set_aside = [=] MGPU_LAMBDA(int tid, int tile) {
@@ -113,8 +115,8 @@ void locality_sort(K* keys, std::int64_t count, Comp comp, context& ctx) {
   using P = params_or<params, locality_sort_params<K>>;
   MGPU_REQUIRE_COMPARATOR(Comp, K);
   if constexpr (is_comparator_v<Comp, K>)
-    detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count,
-                                              comp, ctx);
+    detail::locality_sort_impl<P, K, empty_t>("mgpu::locality_sort", keys, static_cast<empty_t*>(nullptr), count, comp,
+                                              ctx);
 }
 
 // Key-value pairs: values[i] moves with keys[i].

@@ -41,8 +41,8 @@ struct merge_storage {
 template <typename P, typename K, typename V, typename AKeys, typename AValues, typename BKeys, typename BValues,
           typename OutKeys, typename OutValues, typename Comp>
 MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_t a_begin, std::int64_t a_end,
-                            BKeys b_keys, BValues b_values, std::int64_t b_begin, std::int64_t b_end,
-                            OutKeys out_keys, OutValues out_values, std::int64_t out_first, int out_count, Comp comp,
+                            BKeys b_keys, BValues b_values, std::int64_t b_begin, std::int64_t b_end, OutKeys out_keys,
+                            OutValues out_values, std::int64_t out_first, int out_count, Comp comp,
                             merge_storage<P::nv, K, V>& s) {
   std::int64_t a_given = a_end - a_begin, b_given = b_end - b_begin;
   int a_count = int(a_given < 0 ? 0 : a_given > out_count ? out_count : a_given);
@@ -76,11 +76,10 @@ MGPU_HOST_DEVICE void region_split(KeysIt src, std::int64_t region_begin, std::i
   a_end = region_begin + x1;
 }
 
-template <typename params, typename K, typename V, typename AKeys, typename AValues, typename BKeys,
-          typename BValues, typename OutKeys, typename OutValues, typename Comp>
-void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys,
-                BValues b_values, std::int64_t b_count, OutKeys out_keys, OutValues out_values, Comp comp,
-                context& ctx) {
+template <typename params, typename K, typename V, typename AKeys, typename AValues, typename BKeys, typename BValues,
+          typename OutKeys, typename OutValues, typename Comp>
+void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys, BValues b_values,
+                std::int64_t b_count, OutKeys out_keys, OutValues out_values, Comp comp, context& ctx) {
   check_count(fn, "a_count", a_count);
   check_count(fn, "b_count", b_count);
   const std::int64_t total = checked_sum(fn, "a_count", a_count, "b_count", b_count);
@@ -136,10 +135,10 @@ void merge(AKeys a_keys, std::int64_t a_count, BKeys b_keys, std::int64_t b_coun
 }
 
 // Merges key-value pairs: keys as above; values_out[i] is the value of the key at keys_out[i].
-template <typename params = void, typename AKeys, typename AValues, typename BKeys, typename BValues,
-          typename OutKeys, typename OutValues, typename Comp>
-void merge(AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys, BValues b_values,
-           std::int64_t b_count, OutKeys keys_out, OutValues values_out, Comp comp, context& ctx) {
+template <typename params = void, typename AKeys, typename AValues, typename BKeys, typename BValues, typename OutKeys,
+          typename OutValues, typename Comp>
+void merge(AKeys a_keys, AValues a_values, std::int64_t a_count, BKeys b_keys, BValues b_values, std::int64_t b_count,
+           OutKeys keys_out, OutValues values_out, Comp comp, context& ctx) {
   using K = iterator_value_t<AKeys>;
   using V = iterator_value_t<AValues>;
   MGPU_REQUIRE_COMPARATOR(Comp, K);

@@ -50,10 +50,12 @@ void blocksort(KeysIn keys_in, ValuesIn values_in, std::int64_t count, K* keys_o
     V* tile_values_out = values_out;
     array_t<K, P::vt> keys = mem_to_reg_thread<P::nt, P::vt, K>(keys_in + first, tid, valid, s.keys);
     array_t<V, P::vt> values;
-    if constexpr (has_values_v<V>) values = mem_to_reg_thread<P::nt, P::vt, V>(tile_values_in + first, tid, valid, s.values);
+    if constexpr (has_values_v<V>)
+      values = mem_to_reg_thread<P::nt, P::vt, V>(tile_values_in + first, tid, valid, s.values);
     cta_sort<P::nt, P::vt, K, V>::sort(keys, values, s.sort, tid, valid, comp);
     reg_to_mem_thread<P::nt, P::vt>(keys, keys_out + first, tid, valid, s.keys);
-    if constexpr (has_values_v<V>) reg_to_mem_thread<P::nt, P::vt>(values, tile_values_out + first, tid, valid, s.values);
+    if constexpr (has_values_v<V>)
+      reg_to_mem_thread<P::nt, P::vt>(values, tile_values_out + first, tid, valid, s.values);
   };
   cta_launch<P>(kernel, num_tiles<P>(count), ctx);
 }
@@ -74,12 +76,14 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
                 std::int64_t run, Comp comp, buffer<std::int64_t>& partitions, context& ctx) {
   int tiles = num_tiles<P>(count);
   std::int64_t* p = partitions.data();
-  transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
-    std::int64_t position = t * P::nv < count ? t * P::nv : count;
-    run_pair pair(position < count ? position : count - 1, run, count);
-    p[t] = pair.first + merge_path(src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end,
-                                   pair.b_end - pair.a_end, position - pair.first, comp);
-  }, tiles + 1, ctx);
+  transform<search_params>(
+      [=] MGPU_LAMBDA(std::int64_t t) {
+        std::int64_t position = t * P::nv < count ? t * P::nv : count;
+        run_pair pair(position < count ? position : count - 1, run, count);
+        p[t] = pair.first + merge_path(src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end,
+                                       pair.b_end - pair.a_end, position - pair.first, comp);
+      },
+      tiles + 1, ctx);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<merge_storage<P::nv, K, V>> storage;
@@ -90,8 +94,8 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
     std::int64_t a_end = last == pair.b_end ? pair.a_end : p[tile + 1];
     std::int64_t b_begin = pair.a_end + (first - pair.first) - (a_begin - pair.first);
     std::int64_t b_end = pair.a_end + (last - pair.first) - (a_end - pair.first);
-    merge_tile<P, K, V>(tid, src_keys, src_values, a_begin, a_end, src_keys, src_values, b_begin, b_end,
-                        dst_keys, dst_values, first, int(last - first), comp, storage.get());
+    merge_tile<P, K, V>(tid, src_keys, src_values, a_begin, a_end, src_keys, src_values, b_begin, b_end, dst_keys,
+                        dst_values, first, int(last - first), comp, storage.get());
   };
   cta_launch<P>(kernel, tiles, ctx);
 }
@@ -160,8 +164,8 @@ void mergesort_indices(K* keys, std::int64_t count, Index* indices, Comp comp, c
   static_assert(std::is_integral<Index>::value, "indices are integers");
   MGPU_REQUIRE_COMPARATOR(Comp, K);
   if constexpr (is_comparator_v<Comp, K>)
-    detail::mergesort_impl<params, K, Index>("mgpu::mergesort_indices", keys, make_counting_iterator<Index>(0),
-                                             indices, count, comp, ctx);
+    detail::mergesort_impl<params, K, Index>("mgpu::mergesort_indices", keys, make_counting_iterator<Index>(0), indices,
+                                             count, comp, ctx);
 }
 
 }  // namespace mgpu

@@ -37,10 +37,12 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<std::int64_t> partitions(count, ctx);
   std::int64_t* p = partitions.data();
-  transform<search_params>([=] MGPU_LAMBDA(std::int64_t i) {
-    std::int64_t diag = i * spacing < total ? i * spacing : total;
-    p[i] = merge_path<B>(a, a_count, b, b_count, diag, comp);
-  }, count, ctx);
+  transform<search_params>(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::int64_t diag = i * spacing < total ? i * spacing : total;
+        p[i] = merge_path<B>(a, a_count, b, b_count, diag, comp);
+      },
+      count, ctx);
   return partitions;
 }
 
@@ -49,8 +51,8 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
 // positions starts in a sorted list of keys (positions, say, of removals or insertions). Throws
 // std::invalid_argument as merge_path_partitions does.
 template <bounds B = bounds::lower, typename KeyIt, typename Comp>
-buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, std::int64_t items,
-                                              std::int64_t spacing, Comp comp, context& ctx) {
+buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, std::int64_t items, std::int64_t spacing,
+                                              Comp comp, context& ctx) {
   MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<KeyIt>);
   const char* fn = "mgpu::binary_search_partitions";
   detail::check_count(fn, "count", count);
@@ -61,10 +63,12 @@ buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, st
   buffer<std::int64_t> partitions(partitions_count, ctx);
   std::int64_t* p = partitions.data();
   using key_t = iterator_value_t<KeyIt>;
-  transform<search_params>([=] MGPU_LAMBDA(std::int64_t i) {
-    std::int64_t position = i * spacing < items ? i * spacing : items;
-    p[i] = binary_search<B>(keys, count, key_t(position), comp);
-  }, partitions_count, ctx);
+  transform<search_params>(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::int64_t position = i * spacing < items ? i * spacing : items;
+        p[i] = binary_search<B>(keys, count, key_t(position), comp);
+      },
+      partitions_count, ctx);
   return partitions;
 }
 

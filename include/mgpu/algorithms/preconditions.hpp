@@ -36,24 +36,26 @@ transform_iterator<index_to_int64, It> indices_as_int64(It indices) {
 // into device memory; the host reads the counts back and throws precondition_error naming `fn`
 // if any is non-zero. Nothing else is written.
 template <typename IndicesIt>
-void check_sorted_indices(const char* fn, const char* parameter, IndicesIt indices, std::int64_t count, std::int64_t lo, std::int64_t hi,
-                          const char* range_text, bool unique, context& ctx) {
+void check_sorted_indices(const char* fn, const char* parameter, IndicesIt indices, std::int64_t count, std::int64_t lo,
+                          std::int64_t hi, const char* range_text, bool unique, context& ctx) {
   if (count == 0) return;
   buffer<unsigned long long> counters(3, ctx);
   platform::memset_device(counters.data(), 0, 3 * sizeof(unsigned long long), ctx.stream());
   unsigned long long* c = counters.data();
   auto idx = indices_as_int64(indices);
-  transform([=] MGPU_LAMBDA(std::int64_t i) {
-    std::int64_t v = idx[i];
-    if (v < lo || v > hi) atomicAdd(c + 0, 1ull);
-    if (i > 0) {
-      std::int64_t previous = idx[i - 1];
-      if (v < previous)
-        atomicAdd(c + 1, 1ull);
-      else if (unique && v == previous)
-        atomicAdd(c + 2, 1ull);
-    }
-  }, count, ctx);
+  transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::int64_t v = idx[i];
+        if (v < lo || v > hi) atomicAdd(c + 0, 1ull);
+        if (i > 0) {
+          std::int64_t previous = idx[i - 1];
+          if (v < previous)
+            atomicAdd(c + 1, 1ull);
+          else if (unique && v == previous)
+            atomicAdd(c + 2, 1ull);
+        }
+      },
+      count, ctx);
   std::vector<unsigned long long> found = counters.to_host();
   if (!found[0] && !found[1] && !found[2]) return;
   std::string problems;
@@ -65,8 +67,7 @@ void check_sorted_indices(const char* fn, const char* parameter, IndicesIt indic
   add(found[0], std::string(found[0] == 1 ? "entry" : "entries") + " outside " + range_text);
   add(found[1], std::string(found[1] == 1 ? "entry" : "entries") +
                     " smaller than the one before (indices must be sorted ascending)");
-  add(found[2], std::string(found[2] == 1 ? "entry" : "entries") +
-                    " equal to the one before (indices must be unique)");
+  add(found[2], std::string(found[2] == 1 ? "entry" : "entries") + " equal to the one before (indices must be unique)");
   throw precondition_error(std::string(fn) + ": precondition violated: argument '" + parameter + "' has" + problems);
 }
 
@@ -77,9 +78,11 @@ void check_sorted(const char* fn, const char* parameter, KeysIt keys, std::int64
   if (count < 2) return;
   buffer<unsigned long long> unsorted(std::vector<unsigned long long>{0}, ctx);
   unsigned long long* u = unsorted.data();
-  transform([=] MGPU_LAMBDA(std::int64_t i) {
-    if (comp(keys[i + 1], keys[i])) atomicAdd(u, 1ull);
-  }, count - 1, ctx);
+  transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        if (comp(keys[i + 1], keys[i])) atomicAdd(u, 1ull);
+      },
+      count - 1, ctx);
   unsigned long long found = unsorted.to_host()[0];
   if (found)
     throw precondition_error(std::string(fn) + ": precondition violated: argument '" + parameter + "' is not sorted (" +

@@ -38,7 +38,7 @@
 #include "scan.hpp"
 
 #if defined(MGPU_BACKEND_CUDA)
-#include <cub/device/device_radix_sort.cuh>
+  #include <cub/device/device_radix_sort.cuh>
 #endif
 
 #include <cstdint>
@@ -72,16 +72,29 @@ namespace detail {
 // character types char16_t/char32_t/wchar_t excluded) and float and double: the primitive types
 // that cub::DeviceRadixSort sorts.
 template <typename K>
-constexpr bool is_radix_key_v =
-    (std::is_integral<K>::value && sizeof(K) <= 8 && !std::is_same<K, bool>::value &&
-     !std::is_same<K, wchar_t>::value && !std::is_same<K, char16_t>::value && !std::is_same<K, char32_t>::value) ||
-    std::is_same<K, float>::value || std::is_same<K, double>::value;
+constexpr bool is_radix_key_v = (std::is_integral<K>::value && sizeof(K) <= 8 && !std::is_same<K, bool>::value &&
+                                 !std::is_same<K, wchar_t>::value && !std::is_same<K, char16_t>::value &&
+                                 !std::is_same<K, char32_t>::value) ||
+                                std::is_same<K, float>::value || std::is_same<K, double>::value;
 
-template <int bytes> struct unsigned_of_size;
-template <> struct unsigned_of_size<1> { using type = std::uint8_t; };
-template <> struct unsigned_of_size<2> { using type = std::uint16_t; };
-template <> struct unsigned_of_size<4> { using type = std::uint32_t; };
-template <> struct unsigned_of_size<8> { using type = std::uint64_t; };
+template <int bytes>
+struct unsigned_of_size;
+template <>
+struct unsigned_of_size<1> {
+  using type = std::uint8_t;
+};
+template <>
+struct unsigned_of_size<2> {
+  using type = std::uint16_t;
+};
+template <>
+struct unsigned_of_size<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct unsigned_of_size<8> {
+  using type = std::uint64_t;
+};
 
 // The bit pattern of a key whose unsigned order is the sort order (see the top of the file).
 template <typename K>
@@ -149,9 +162,9 @@ void radix_histogram(const K* keys, std::int64_t count, int tiles, radix_pass<K>
 template <typename P, typename K, bool with_values>
 struct radix_tile_storage {
   K keys[P::nv];
-  std::uint16_t index[with_values ? P::nv : 1];          // where each sorted key sat in the tile
-  int counters[radix_step_digits * P::nt];                // [digit][thread]
-  int digit_start[radix_digits];                          // first sorted position of each digit
+  std::uint16_t index[with_values ? P::nv : 1];  // where each sorted key sat in the tile
+  int counters[radix_step_digits * P::nt];       // [digit][thread]
+  int digit_start[radix_digits];                 // first sorted position of each digit
   typename cta_scan<P::nt, int>::storage_t scan;
 };
 
@@ -184,8 +197,8 @@ void radix_scatter(const K* keys_in, const V* values_in, std::int64_t count, int
     // Only the valid keys take part: after each step they occupy positions [0, valid).
     for (int step = 0; step < pass.bits_in_pass; step += radix_step_bits) {
       int step_shift = step;
-      unsigned step_mask = (1u << (pass.bits_in_pass - step < radix_step_bits ? pass.bits_in_pass - step
-                                                                               : radix_step_bits)) - 1;
+      unsigned step_mask =
+          (1u << (pass.bits_in_pass - step < radix_step_bits ? pass.bits_in_pass - step : radix_step_bits)) - 1;
       bool last_step = step + radix_step_bits >= pass.bits_in_pass;
 
       // This thread's count of each step digit, in its own column of counters.
@@ -345,11 +358,9 @@ void radix_sort_cub(K* keys, V* values, std::int64_t count, radix_order order, i
   cub::DoubleBuffer<V> v(values, values_alternate.data());
   MGPU_CUDA_CHECK(run(temp.data(), temp_bytes, k, v));
   // The selector says which half holds the result; it is known on the host without waiting.
-  if (k.Current() != keys)
-    platform::copy_device(keys, k.Current(), std::size_t(count) * sizeof(K), ctx.stream());
+  if (k.Current() != keys) platform::copy_device(keys, k.Current(), std::size_t(count) * sizeof(K), ctx.stream());
   if constexpr (with_values)
-    if (v.Current() != values)
-      platform::copy_device(values, v.Current(), std::size_t(count) * sizeof(V), ctx.stream());
+    if (v.Current() != values) platform::copy_device(values, v.Current(), std::size_t(count) * sizeof(V), ctx.stream());
 }
 
 #endif  // MGPU_BACKEND_CUDA
@@ -372,11 +383,11 @@ void radix_sort_impl(K* keys, V* values, std::int64_t count, radix_order order, 
     throw_argument(fn, "order", "is not radix_order::ascending or radix_order::descending");
   constexpr int key_bits = int(8 * sizeof(K));
   if (begin_bit < 0 || begin_bit > key_bits)
-    throw_argument(fn, "begin_bit", "must be in [0, " + std::to_string(key_bits) + "] (got " +
-                                        std::to_string(begin_bit) + ")");
+    throw_argument(fn, "begin_bit",
+                   "must be in [0, " + std::to_string(key_bits) + "] (got " + std::to_string(begin_bit) + ")");
   if (end_bit < begin_bit || end_bit > key_bits)
-    throw_argument(fn, "end_bit", "must be in [begin_bit, " + std::to_string(key_bits) + "] (got " +
-                                      std::to_string(end_bit) + ")");
+    throw_argument(fn, "end_bit",
+                   "must be in [begin_bit, " + std::to_string(key_bits) + "] (got " + std::to_string(end_bit) + ")");
 #if defined(MGPU_BACKEND_CUDA)
   // CUB (CCCL 3.0) places zeros inconsistently in one case: descending float/double sorts by a
   // partial bit range. Its multi-tile path extracts the digits of both zeros from -0.0's ordered
@@ -432,8 +443,7 @@ void radix_sort(K* keys, std::int64_t count, context& ctx) {
 // Throws std::invalid_argument as the keys-only form, and also for a null `values` with a
 // positive count or `values` overlapping `keys`.
 template <typename params = void, typename K, typename V>
-void radix_sort(K* keys, V* values, std::int64_t count, radix_order order, int begin_bit, int end_bit,
-                context& ctx) {
+void radix_sort(K* keys, V* values, std::int64_t count, radix_order order, int begin_bit, int end_bit, context& ctx) {
   detail::radix_sort_impl<params>(keys, values, count, order, begin_bit, end_bit, ctx);
 }
 template <typename params = void, typename K, typename V>

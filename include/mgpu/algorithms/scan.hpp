@@ -37,8 +37,8 @@ std::size_t scan_temp_bytes(std::int64_t count) {
 
 // `temp`: scan_temp_bytes<params, T>(count) bytes of the caller's, or nullptr to allocate them here.
 template <scan_kind kind, typename params, typename T, typename It, typename Out, typename Op, typename TotalOut>
-void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T> init, Op op,
-               TotalOut total, void* temp, context& ctx) {
+void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T> init, Op op, TotalOut total,
+               void* temp, context& ctx) {
   check_count(fn, "count", count);
   check_pointer(fn, "input", input, count);
   check_pointer(fn, "output", output, count);
@@ -98,7 +98,8 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
       return maybe<T>{prefix, true};
     };
     maybe<T> carry =
-        cta_scan_t::template scan<scan_kind::exclusive>(tid, thread_total, s.scan, op, tile_prefix, div_up(valid, VT)).prefix;
+        cta_scan_t::template scan<scan_kind::exclusive>(tid, thread_total, s.scan, op, tile_prefix, div_up(valid, VT))
+            .prefix;
 
     // The serial scan of this thread's values.
     array_t<T, VT> y;
@@ -129,8 +130,8 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
 // Throws std::invalid_argument for a negative count, null pointers, or partial overlap.
 template <typename params = void, typename It, typename Out, typename T, typename Op, typename TotalOut>
 void exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, TotalOut total, context& ctx) {
-  detail::scan_impl<scan_kind::exclusive, params, T>("mgpu::exclusive_scan", input, count, output,
-                                                     maybe<T>{init, true}, op, total, nullptr, ctx);
+  detail::scan_impl<scan_kind::exclusive, params, T>("mgpu::exclusive_scan", input, count, output, maybe<T>{init, true},
+                                                     op, total, nullptr, ctx);
 }
 template <typename params = void, typename It, typename Out, typename T, typename Op>
 void exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, context& ctx) {
@@ -143,8 +144,8 @@ void exclusive_scan(It input, std::int64_t count, Out output, T init, Op op, con
 template <typename params = void, typename It, typename Out, typename Op, typename TotalOut>
 void inclusive_scan(It input, std::int64_t count, Out output, Op op, TotalOut total, context& ctx) {
   using T = iterator_value_t<It>;
-  detail::scan_impl<scan_kind::inclusive, params, T>("mgpu::inclusive_scan", input, count, output,
-                                                     maybe<T>{T{}, false}, op, total, nullptr, ctx);
+  detail::scan_impl<scan_kind::inclusive, params, T>("mgpu::inclusive_scan", input, count, output, maybe<T>{T{}, false},
+                                                     op, total, nullptr, ctx);
 }
 template <typename params = void, typename It, typename Out, typename Op>
 void inclusive_scan(It input, std::int64_t count, Out output, Op op, context& ctx) {

@@ -101,7 +101,8 @@ struct flag_index {
     unsigned word = flags[w];
     std::int64_t begin = (word & through) ? w * 32 + highest_bit(word & through) : w > 0 ? last_head_through[w - 1] : 0;
     std::int64_t end = (word & ~through) ? w * 32 + trailing_zeros(word & ~through)
-                                         : w + 1 < words ? first_head_from[w + 1] : count;
+                       : w + 1 < words   ? first_head_from[w + 1]
+                                         : count;
     return segment_span{begin > 0 ? begin : 0, end < count ? end : count};
   }
   template <int NT>
@@ -123,7 +124,8 @@ segment_index<head_index<HeadIt>> make_segment_index(const char* fn, segment_hea
   check_count(fn, "num_heads", s.num_heads);
   check_pointer(fn, "heads", s.heads, s.num_heads);
   if (ctx.checked()) check_sorted_indices(fn, "heads", s.heads, s.num_heads, 0, count, "[0, count]", false, ctx);
-  buffer<std::int64_t> tile_heads = binary_search_partitions<bounds::lower>(s.heads, s.num_heads, count, nv, less<>(), ctx);
+  buffer<std::int64_t> tile_heads =
+      binary_search_partitions<bounds::lower>(s.heads, s.num_heads, count, nv, less<>(), ctx);
   head_index<HeadIt> view{s.heads, s.num_heads, count, tile_heads.data()};
   return segment_index<head_index<HeadIt>>{view, std::move(tile_heads), buffer<std::int64_t>()};
 }
@@ -168,7 +170,8 @@ inline segment_index<flag_index> make_segment_index(const char* fn, segment_flag
   check_pointer(fn, "flags", s.flags, words);
   word_heads heads{s.flags, count};
   buffer<std::int64_t> last_through(words, ctx), first_from(words, ctx);
-  inclusive_scan(make_load_iterator(last_head_in_word{heads}), words, last_through.data(), maximum<std::int64_t>(), ctx);
+  inclusive_scan(make_load_iterator(last_head_in_word{heads}), words, last_through.data(), maximum<std::int64_t>(),
+                 ctx);
   // First heads from the right: a scan over the words in reverse order.
   inclusive_scan(make_load_iterator(first_head_in_word_from_right{heads, words}), words,
                  make_store_iterator(store_from_right{first_from.data(), words}), minimum<std::int64_t>(), ctx);
@@ -253,8 +256,8 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
 }
 
 template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
-void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count,
-                         Segments segments, Comp comp, context& ctx) {
+void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count, Segments segments,
+                         Comp comp, context& ctx) {
   check_count(fn, "count", count);
   check_pointer(fn, "keys", keys, count);
   if constexpr (has_values_v<V>) {
@@ -277,18 +280,21 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   tile_segments* ends_p = ends.data();
   unsigned* stored_p = stored.data();
   int* top_level_p = top_level.data();
-  transform<search_params>([=] MGPU_LAMBDA(std::int64_t t) {
-    std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-    tile_segments e;
-    e.first = index.around(t0);
-    e.last = index.around(t1 - 1);
-    e.first_level = last_level(e.first, NV);
-    e.last_level = last_level(e.last, NV);
-    ends_p[t] = e;
-    stored_p[t] = 0;
-    // Each long segment reports its last level once: from the tile that holds its end.
-    if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV)) atomicMax(top_level_p, e.first_level);
-  }, tiles, ctx);
+  transform<search_params>(
+      [=] MGPU_LAMBDA(std::int64_t t) {
+        std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+        tile_segments e;
+        e.first = index.around(t0);
+        e.last = index.around(t1 - 1);
+        e.first_level = last_level(e.first, NV);
+        e.last_level = last_level(e.last, NV);
+        ends_p[t] = e;
+        stored_p[t] = 0;
+        // Each long segment reports its last level once: from the tile that holds its end.
+        if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
+          atomicMax(top_level_p, e.first_level);
+      },
+      tiles, ctx);
 
   buffer<K> keys_temp(levels ? count : 0, ctx);
   buffer<V> values_temp(levels && has_values_v<V> ? count : 0, ctx);
@@ -298,8 +304,10 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   // ---- 1. blocksort: each tile's segments sorted on their own; then short crossings merged ----
   // Unless params say otherwise, keys-only blocksorts are compiled for 1536 threads per SM: on the
   // H100 that made every profile 2-5% faster, where for pairs the spills it causes cost up to 20%.
-  using blocksort_params =
-      launch_params<NT, VT, (P::min_ctas ? P::min_ctas : has_values_v<V> ? 0 : ctas_per_sm_for(1536, NT))>;
+  using blocksort_params = launch_params<NT, VT,
+                                         (P::min_ctas       ? P::min_ctas
+                                          : has_values_v<V> ? 0
+                                                            : ctas_per_sm_for(1536, NT))>;
   using sort_t = cta_segmented_sort<NT, VT, K, V>;
   struct blocksort_storage {
     union {
@@ -381,7 +389,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     segment_span c = e.first;
     if (c.begin < t0 && short_crossing(c, NV)) {
       if (tid == 0)
-        for (unsigned sleep = 32; !load_acquire(stored_p + tile - 1); sleep = sleep < 1024 ? 2 * sleep : sleep) backoff(sleep);
+        for (unsigned sleep = 32; !load_acquire(stored_p + tile - 1); sleep = sleep < 1024 ? 2 * sleep : sleep)
+          backoff(sleep);
       __syncthreads();
       merge_tile<P, K, V>(tid, keys_alt, alt_values, c.begin, t0, keys_alt, alt_values, t0, c.end, keys, caller_values,
                           c.begin, int(c.end - c.begin), comp, s.crossing);
@@ -497,8 +506,7 @@ void segmented_sort(K* keys, V* values, std::int64_t count, Segments segments, C
 // Sorts keys as segmented_sort does and writes the permutation: indices[i] is the original
 // position of the key now at keys[i].
 template <typename params = void, typename K, typename Index, typename Segments, typename Comp>
-void segmented_sort_indices(K* keys, std::int64_t count, Segments segments, Index* indices, Comp comp,
-                            context& ctx) {
+void segmented_sort_indices(K* keys, std::int64_t count, Segments segments, Index* indices, Comp comp, context& ctx) {
   static_assert(std::is_integral<Index>::value, "indices are integers");
   using P = params_or<params, segmented_sort_params<K, Index>>;
   MGPU_REQUIRE_SEGMENTS(Segments);

@@ -65,8 +65,8 @@ bool arrays_overlap(const A& a, std::int64_t a_count, const B& b, std::int64_t b
 
 // An output may alias its input exactly (in place) but must not overlap it otherwise.
 template <typename In, typename Out>
-void check_in_place_or_disjoint(const char* function, const char* parameter, const In& in,
-                                std::int64_t in_count, const Out& out, std::int64_t out_count) {
+void check_in_place_or_disjoint(const char* function, const char* parameter, const In& in, std::int64_t in_count,
+                                const Out& out, std::int64_t out_count) {
   bool same_start = false;
   if (arrays_overlap(in, in_count, out, out_count, &same_start) && !same_start)
     throw_argument(function, parameter, "partially overlaps the input (only exact in-place use is allowed)");
@@ -74,10 +74,9 @@ void check_in_place_or_disjoint(const char* function, const char* parameter, con
 
 // An output must not overlap an input at all.
 template <typename In, typename Out>
-void check_disjoint(const char* function, const char* parameter, const In& in, std::int64_t in_count,
-                    const Out& out, std::int64_t out_count) {
-  if (arrays_overlap(in, in_count, out, out_count))
-    throw_argument(function, parameter, "overlaps an input");
+void check_disjoint(const char* function, const char* parameter, const In& in, std::int64_t in_count, const Out& out,
+                    std::int64_t out_count) {
+  if (arrays_overlap(in, in_count, out, out_count)) throw_argument(function, parameter, "overlaps an input");
 }
 
 }  // namespace detail

@@ -30,9 +30,7 @@ class pool_allocator final : public allocator {
   ~pool_allocator() override { platform::destroy_pool(pool_); }
   pool_allocator(const pool_allocator&) = delete;
   pool_allocator& operator=(const pool_allocator&) = delete;
-  void* allocate(std::size_t bytes, stream_t stream) override {
-    return platform::pool_allocate(pool_, bytes, stream);
-  }
+  void* allocate(std::size_t bytes, stream_t stream) override { return platform::pool_allocate(pool_, bytes, stream); }
   void deallocate(void* p, std::size_t, stream_t stream) override { platform::pool_deallocate(p, stream); }
 
  private:
@@ -49,7 +47,10 @@ class context {
 
   ~context() {
     if (owns_stream_) {
-      try { platform::synchronize(stream_); } catch (...) {}
+      try {
+        platform::synchronize(stream_);
+      } catch (...) {
+      }
       alloc_.reset();
       platform::destroy_stream(stream_);
     }

@@ -104,8 +104,9 @@ void transform(F f, std::int64_t count, context& ctx, Args... args) {
   int tiles = num_tiles<params>(count, "mgpu::transform");
   auto body = [=] MGPU_LAMBDA(int tid, int cta, Args... a) {
     std::int64_t first = std::int64_t(cta) * params::nv + tid;
-    int valid = int(count - std::int64_t(cta) * params::nv < params::nv ? count - std::int64_t(cta) * params::nv : params::nv);
-MGPU_UNROLL
+    int valid =
+        int(count - std::int64_t(cta) * params::nv < params::nv ? count - std::int64_t(cta) * params::nv : params::nv);
+    MGPU_UNROLL
     for (int i = 0; i < params::vt; ++i)
       if (tid + i * params::nt < valid) f(first + i * params::nt, a...);
   };

@@ -55,7 +55,9 @@ struct counting_iterator : detail::computed_iterator<counting_iterator<T>, T> {
   MGPU_HOST_DEVICE counting_iterator advanced(std::int64_t n) const { return counting_iterator(T(first + T(n))); }
 };
 template <typename T>
-MGPU_HOST_DEVICE counting_iterator<T> make_counting_iterator(T first) { return counting_iterator<T>(first); }
+MGPU_HOST_DEVICE counting_iterator<T> make_counting_iterator(T first) {
+  return counting_iterator<T>(first);
+}
 
 // it[i] == first + i * step.
 template <typename T>
@@ -66,7 +68,9 @@ struct step_iterator : detail::computed_iterator<step_iterator<T>, T> {
   MGPU_HOST_DEVICE step_iterator advanced(std::int64_t n) const { return step_iterator(T(first + T(n) * step), step); }
 };
 template <typename T>
-MGPU_HOST_DEVICE step_iterator<T> make_step_iterator(T first, T step) { return step_iterator<T>(first, step); }
+MGPU_HOST_DEVICE step_iterator<T> make_step_iterator(T first, T step) {
+  return step_iterator<T>(first, step);
+}
 
 // it[i] == value.
 template <typename T>
@@ -77,7 +81,9 @@ struct constant_iterator : detail::computed_iterator<constant_iterator<T>, T> {
   MGPU_HOST_DEVICE constant_iterator advanced(std::int64_t) const { return *this; }
 };
 template <typename T>
-MGPU_HOST_DEVICE constant_iterator<T> make_constant_iterator(T value) { return constant_iterator<T>(value); }
+MGPU_HOST_DEVICE constant_iterator<T> make_constant_iterator(T value) {
+  return constant_iterator<T>(value);
+}
 
 // it[i] == f(base[i]): a fused map in front of any algorithm's input.
 template <typename F, typename It>
@@ -108,7 +114,9 @@ struct load_iterator
   MGPU_HOST_DEVICE load_iterator advanced(std::int64_t n) const { return load_iterator(f, offset + n); }
 };
 template <typename F>
-MGPU_HOST_DEVICE load_iterator<F> make_load_iterator(F f) { return load_iterator<F>(f); }
+MGPU_HOST_DEVICE load_iterator<F> make_load_iterator(F f) {
+  return load_iterator<F>(f);
+}
 
 // it[i] = v calls f(v, i): an output that goes wherever the functor sends it.
 template <typename F>
@@ -117,7 +125,10 @@ struct store_iterator {
     F f;
     std::int64_t index;
     template <typename V>
-    MGPU_HOST_DEVICE const proxy& operator=(const V& v) const { f(v, index); return *this; }
+    MGPU_HOST_DEVICE const proxy& operator=(const V& v) const {
+      f(v, index);
+      return *this;
+    }
   };
   using value_type = void;
   using difference_type = std::int64_t;
@@ -132,13 +143,17 @@ struct store_iterator {
   MGPU_HOST_DEVICE store_iterator operator+(std::int64_t n) const { return store_iterator(f, offset + n); }
 };
 template <typename F>
-MGPU_HOST_DEVICE store_iterator<F> make_store_iterator(F f) { return store_iterator<F>(f); }
+MGPU_HOST_DEVICE store_iterator<F> make_store_iterator(F f) {
+  return store_iterator<F>(f);
+}
 
 // An output that drops what is written to it.
 struct discard_iterator {
   struct proxy {
     template <typename V>
-    MGPU_HOST_DEVICE const proxy& operator=(const V&) const { return *this; }
+    MGPU_HOST_DEVICE const proxy& operator=(const V&) const {
+      return *this;
+    }
   };
   using value_type = void;
   using difference_type = std::int64_t;

@@ -8,9 +8,9 @@
 #include <type_traits>
 
 #ifndef MGPU_TUNING_ARCH
-// The architecture whose tuning tables the defaults come from (90: Hopper). A build for another
-// architecture can define it (-DMGPU_TUNING_ARCH=80, say) to take that architecture's entries.
-#define MGPU_TUNING_ARCH 90
+  // The architecture whose tuning tables the defaults come from (90: Hopper). A build for another
+  // architecture can define it (-DMGPU_TUNING_ARCH=80, say) to take that architecture's entries.
+  #define MGPU_TUNING_ARCH 90
 #endif
 
 namespace mgpu {

@@ -15,19 +15,21 @@ namespace mgpu {
 // `result` is the typed form's return type: T for arithmetic, bool for comparisons (as std::).
 // The void form's return type is spelled out, so that asking whether it can be called with two
 // operands (is_comparator_v) answers false instead of failing inside the body.
-#define MGPU_BINARY_OPERATOR(name, result, expression)                                      \
-  template <typename T = void>                                                              \
-  struct name {                                                                             \
-    MGPU_HOST_DEVICE constexpr result operator()(const T& a, const T& b) const { return expression; } \
-  };                                                                                        \
-  template <>                                                                               \
-  struct name<void> {                                                                       \
-    template <typename A, typename B>                                                       \
+#define MGPU_BINARY_OPERATOR(name, result, expression)                                                 \
+  template <typename T = void>                                                                         \
+  struct name {                                                                                        \
+    MGPU_HOST_DEVICE constexpr result operator()(const T& a, const T& b) const { return expression; }  \
+  };                                                                                                   \
+  template <>                                                                                          \
+  struct name<void> {                                                                                  \
+    template <typename A, typename B>                                                                  \
     MGPU_HOST_DEVICE constexpr auto operator()(const A& a, const B& b) const -> decltype(expression) { \
-      return expression;                                                                    \
-    }                                                                                       \
+      return expression;                                                                               \
+    }                                                                                                  \
   };
 
+// (clang-format would read a * b and a & b as declarations.)
+// clang-format off
 MGPU_BINARY_OPERATOR(plus, T, a + b)
 MGPU_BINARY_OPERATOR(multiplies, T, a * b)
 MGPU_BINARY_OPERATOR(minimum, T, b < a ? b : a)
@@ -41,6 +43,7 @@ MGPU_BINARY_OPERATOR(less_equal, bool, a <= b)
 MGPU_BINARY_OPERATOR(greater_equal, bool, a >= b)
 MGPU_BINARY_OPERATOR(equal_to, bool, a == b)
 MGPU_BINARY_OPERATOR(not_equal_to, bool, a != b)
+// clang-format on
 
 #undef MGPU_BINARY_OPERATOR
 
@@ -56,9 +59,9 @@ constexpr bool is_comparator_v =
 }  // namespace mgpu
 
 // Rejects, at the call, a comparator that cannot order two keys, naming what one must be.
-#define MGPU_REQUIRE_COMPARATOR(Comp, K)                                                              \
-  static_assert(::mgpu::is_comparator_v<Comp, K>,                                                     \
-                "mgpu: the comparator 'comp' must be callable as comp(key, key) and return bool: a " \
+#define MGPU_REQUIRE_COMPARATOR(Comp, K)                                                                         \
+  static_assert(::mgpu::is_comparator_v<Comp, K>,                                                                \
+                "mgpu: the comparator 'comp' must be callable as comp(key, key) and return bool: a "             \
                 "function object with an MGPU_HOST_DEVICE operator() (mgpu::less<>, mgpu::greater<>, ...) or a " \
-                "lambda written [=] MGPU_HOST_DEVICE_LAMBDA (const K& a, const K& b) { ... }; see "         \
+                "lambda written [=] MGPU_HOST_DEVICE_LAMBDA (const K& a, const K& b) { ... }; see "              \
                 "docs/conventions.md")

@@ -44,8 +44,8 @@ constexpr bool is_segment_description_v = is_segment_description<std::decay_t<T>
 }  // namespace mgpu
 
 // Rejects, at the call, an argument that is not a segment description, naming the fix.
-#define MGPU_REQUIRE_SEGMENTS(Segments)                                                               \
-  static_assert(::mgpu::is_segment_description_v<Segments>,                                           \
-                "mgpu: the argument 'segments' must be a segment description: mgpu::segments_by_heads(heads, "     \
-                "num_heads) (for CSR offsets: segments_by_heads(offsets, num_segments)) or "          \
+#define MGPU_REQUIRE_SEGMENTS(Segments)                                                                        \
+  static_assert(::mgpu::is_segment_description_v<Segments>,                                                    \
+                "mgpu: the argument 'segments' must be a segment description: mgpu::segments_by_heads(heads, " \
+                "num_heads) (for CSR offsets: segments_by_heads(offsets, num_segments)) or "                   \
                 "mgpu::segments_by_flags(flags); see docs/conventions.md")

@@ -13,7 +13,7 @@ namespace detail {
 // Folds lanes [lane, valid) of a warp into `x` in lane order; lane 0 ends with the whole fold.
 template <typename T, typename Op>
 MGPU_DEVICE T warp_fold_down(T x, int lane, int valid, Op op) {
-MGPU_UNROLL
+  MGPU_UNROLL
   for (int offset = 1; offset < warp_size; offset *= 2) {
     T y = shfl_down(x, unsigned(offset));
     if (lane + offset < valid) x = op(x, y);

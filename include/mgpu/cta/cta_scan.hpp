@@ -39,7 +39,8 @@ struct cta_scan {
   // or ... op x[t] (inclusive); absent only where nothing precedes it. Threads at or past `count`
   // (1 <= count <= NT) get unspecified results.
   template <scan_kind kind, typename Op, typename PrefixOp>
-  MGPU_DEVICE static prefix_result_t scan(int tid, T x, storage_t& storage, Op op, PrefixOp tile_prefix, int count = NT);
+  MGPU_DEVICE static prefix_result_t scan(int tid, T x, storage_t& storage, Op op, PrefixOp tile_prefix,
+                                          int count = NT);
 
   // Inclusive: thread t gets x[0] op ... op x[t].
   template <typename Op>
@@ -75,7 +76,7 @@ struct cta_scan {
 template <int NT, typename T>
 template <scan_kind kind, typename Op, typename PrefixOp>
 MGPU_DEVICE typename cta_scan<NT, T>::prefix_result_t cta_scan<NT, T>::scan(int tid, T x, storage_t& storage, Op op,
-                                                                          PrefixOp tile_prefix, int count) {
+                                                                            PrefixOp tile_prefix, int count) {
   int lane = tid % warp_size, warp = tid / warp_size;
   MGPU_UNROLL
   for (int offset = 1; offset < warp_size; offset *= 2) {

@@ -40,8 +40,8 @@ struct cta_sort {
   // returns with each thread holding the same positions of the sorted tile. Elements at or past
   // `count` end up unspecified. Stable.
   template <typename Comp>
-  MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, storage_t& storage, int tid,
-                               int count, Comp comp) {
+  MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, storage_t& storage, int tid, int count,
+                               Comp comp) {
     int mine = VT * tid < count ? (count - VT * tid < VT ? count - VT * tid : VT) : 0;
     odd_even_sort(keys, values, comp, mine);
     MGPU_UNROLL
@@ -202,8 +202,8 @@ struct cta_segmented_sort {
     return wide;
   }
 
-  MGPU_DEVICE static void store_own(const array_t<K, VT>& keys, const array_t<index_t, VT>& index,
-                                    storage_t& storage, int tid) {
+  MGPU_DEVICE static void store_own(const array_t<K, VT>& keys, const array_t<index_t, VT>& index, storage_t& storage,
+                                    int tid) {
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       storage.merge.keys[VT * tid + i] = keys[i];

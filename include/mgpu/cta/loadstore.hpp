@@ -23,10 +23,10 @@ template <int NT, int VT, typename T, typename It>
 MGPU_DEVICE array_t<T, VT> mem_to_reg_strided(It input, int tid, int count) {
   array_t<T, VT> x;
   if (count >= NT * VT) {
-MGPU_UNROLL
+    MGPU_UNROLL
     for (int i = 0; i < VT; ++i) x[i] = input[NT * i + tid];
   } else {
-MGPU_UNROLL
+    MGPU_UNROLL
     for (int i = 0; i < VT; ++i)
       if (NT * i + tid < count) x[i] = input[NT * i + tid];
   }
@@ -36,10 +36,10 @@ MGPU_UNROLL
 template <int NT, int VT, typename T, typename It>
 MGPU_DEVICE void reg_to_mem_strided(const array_t<T, VT>& x, It output, int tid, int count) {
   if (count >= NT * VT) {
-MGPU_UNROLL
+    MGPU_UNROLL
     for (int i = 0; i < VT; ++i) output[NT * i + tid] = x[i];
   } else {
-MGPU_UNROLL
+    MGPU_UNROLL
     for (int i = 0; i < VT; ++i)
       if (NT * i + tid < count) output[NT * i + tid] = x[i];
   }
@@ -47,7 +47,7 @@ MGPU_UNROLL
 
 template <int NT, int VT, typename T>
 MGPU_DEVICE void reg_to_shared_strided(const array_t<T, VT>& x, int tid, T* shared) {
-MGPU_UNROLL
+  MGPU_UNROLL
   for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
   __syncthreads();
 }
@@ -55,7 +55,7 @@ MGPU_UNROLL
 template <int NT, int VT, typename T>
 MGPU_DEVICE array_t<T, VT> shared_to_reg_strided(const T* shared, int tid) {
   array_t<T, VT> x;
-MGPU_UNROLL
+  MGPU_UNROLL
   for (int i = 0; i < VT; ++i) x[i] = shared[NT * i + tid];
   __syncthreads();
   return x;
@@ -63,7 +63,7 @@ MGPU_UNROLL
 
 template <int VT, typename T>
 MGPU_DEVICE void reg_to_shared_thread(const array_t<T, VT>& x, int tid, T* shared) {
-MGPU_UNROLL
+  MGPU_UNROLL
   for (int i = 0; i < VT; ++i) shared[VT * tid + i] = x[i];
   __syncthreads();
 }
@@ -71,7 +71,7 @@ MGPU_UNROLL
 template <int VT, typename T>
 MGPU_DEVICE array_t<T, VT> shared_to_reg_thread(const T* shared, int tid) {
   array_t<T, VT> x;
-MGPU_UNROLL
+  MGPU_UNROLL
   for (int i = 0; i < VT; ++i) x[i] = shared[VT * tid + i];
   __syncthreads();
   return x;
@@ -102,7 +102,7 @@ constexpr bool vectorizable_v = std::is_arithmetic<T>::value && (VT * sizeof(T))
 // True when iterator type It is a pointer to T (const or not): the only inputs that vectorize.
 template <typename It, typename T>
 constexpr bool is_pointer_to_v =
-    std::is_pointer<It>::value && std::is_same<std::remove_cv_t<std::remove_pointer_t<It>>, T>::value;
+    std::is_pointer<It>::value&& std::is_same<std::remove_cv_t<std::remove_pointer_t<It>>, T>::value;
 
 template <typename T>
 MGPU_HOST_DEVICE bool aligned_16(const T* p) {
@@ -121,8 +121,8 @@ namespace mgpu {
 // (x is written and read under the same guard, j < total; GCC's -Wmaybe-uninitialized cannot see
 // that across the two loops and would warn in every program that merges, so it is quiet here.)
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+  #pragma GCC diagnostic push
+  #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 template <int NT, int VT, typename T, typename AIt, typename BIt>
 MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
@@ -139,7 +139,7 @@ MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count
   __syncthreads();
 }
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#pragma GCC diagnostic pop
+  #pragma GCC diagnostic pop
 #endif
 
 // Copies src[begin, end) to dst[begin, end) (not overlapping) with the CTA's NT threads, VT

@@ -48,7 +48,8 @@ class lookback_state {
     } else {
       status_ = reinterpret_cast<unsigned*>(p);
       aggregates_ = reinterpret_cast<unsigned*>(p + round_up(n * sizeof(unsigned)));
-      prefixes_ = reinterpret_cast<unsigned*>(p + round_up(n * sizeof(unsigned)) + round_up(n * words * sizeof(unsigned)));
+      prefixes_ =
+          reinterpret_cast<unsigned*>(p + round_up(n * sizeof(unsigned)) + round_up(n * words * sizeof(unsigned)));
     }
   }
 
@@ -63,7 +64,7 @@ class lookback_state {
       unsigned w[words] = {};
       std::memcpy(w, &value, sizeof(T));
       unsigned* dst = (status == status_prefix ? prefixes_ : aggregates_) + std::size_t(tile) * words;
-MGPU_UNROLL
+      MGPU_UNROLL
       for (int i = 0; i < words; ++i) store_relaxed(dst + i, w[i]);
       store_release(status_ + tile, status);  // the value is visible before the status announcing it
     }
@@ -90,7 +91,7 @@ MGPU_UNROLL
       unsigned prefix_lanes = __ballot_sync(full_warp_mask, status == status_prefix);
       int last = prefix_lanes ? __ffs(int(prefix_lanes)) - 1 : warp_size - 1;
       // Fold lanes [0, last]: farther tiles (higher lanes) come first in scan order.
-MGPU_UNROLL
+      MGPU_UNROLL
       for (int offset = 1; offset < warp_size; offset *= 2) {
         T y = shfl_down(value, unsigned(offset));
         if (lane + offset <= last) value = op(y, value);
@@ -117,7 +118,7 @@ MGPU_UNROLL
       if (status != status_empty) {
         const unsigned* src = (status == status_prefix ? prefixes_ : aggregates_) + std::size_t(tile) * words;
         unsigned w[words];
-MGPU_UNROLL
+        MGPU_UNROLL
         for (int i = 0; i < words; ++i) w[i] = load_relaxed(src + i);
         std::memcpy(&value, w, sizeof(T));
       }

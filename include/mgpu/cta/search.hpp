@@ -36,8 +36,12 @@ struct merge_path_search {
   Int diag, begin, end;
   Comp comp;
   MGPU_HOST_DEVICE merge_path_search(AIt a_, Int a_count, BIt b_, Int b_count, Int diag_, Comp comp_)
-      : a(a_), b(b_), diag(diag_), begin(diag_ > b_count ? diag_ - b_count : Int(0)),
-        end(diag_ < a_count ? diag_ : a_count), comp(comp_) {}
+      : a(a_),
+        b(b_),
+        diag(diag_),
+        begin(diag_ > b_count ? diag_ - b_count : Int(0)),
+        end(diag_ < a_count ? diag_ : a_count),
+        comp(comp_) {}
   MGPU_HOST_DEVICE bool done() const { return begin >= end; }
   // One halving of [begin, end): does a[mid] come out before b[diag - 1 - mid]?
   MGPU_HOST_DEVICE void step() {

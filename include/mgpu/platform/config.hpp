@@ -30,12 +30,11 @@
 // Allocates `type name[count]` in dynamic shared memory (sized by the launch). Use at most once
 // per kernel; on CUDA the storage is the kernel's single `extern __shared__` array.
 #if defined(MGPU_BACKEND_CUDA)
-  #define MGPU_DYNAMIC_SHARED(type, name)                                          \
-    extern __shared__ __align__(16) unsigned char mgpu_dynamic_smem_[];          \
+  #define MGPU_DYNAMIC_SHARED(type, name)                               \
+    extern __shared__ __align__(16) unsigned char mgpu_dynamic_smem_[]; \
     type* name = reinterpret_cast<type*>(mgpu_dynamic_smem_)
 #else
-  #define MGPU_DYNAMIC_SHARED(type, name) \
-    type* name = reinterpret_cast<type*>(::mgpu::sim::dynamic_shared_memory())
+  #define MGPU_DYNAMIC_SHARED(type, name) type* name = reinterpret_cast<type*>(::mgpu::sim::dynamic_shared_memory())
 #endif
 
 // Fully unrolls the loop that follows (register arrays must be indexed by constants). Each

@@ -21,8 +21,7 @@ using error_code = int;
 // A CUDA runtime call failed. what() names the call, the code and CUDA's message.
 class cuda_error : public std::runtime_error {
  public:
-  cuda_error(error_code code, const std::string& call)
-      : std::runtime_error(describe(code, call)), code_(code) {}
+  cuda_error(error_code code, const std::string& call) : std::runtime_error(describe(code, call)), code_(code) {}
   error_code code() const noexcept { return code_; }
 
  private:
@@ -55,6 +54,6 @@ inline void throw_if_failed(cudaError_t code, const char* call) {
 }  // namespace mgpu
 
 #if defined(MGPU_BACKEND_CUDA)
-  // Throws mgpu::cuda_error naming `call` if it does not return cudaSuccess.
+   // Throws mgpu::cuda_error naming `call` if it does not return cudaSuccess.
   #define MGPU_CUDA_CHECK(call) ::mgpu::detail::throw_if_failed((call), #call)
 #endif

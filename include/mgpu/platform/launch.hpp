@@ -36,13 +36,12 @@ constexpr auto kernel_for() {
 }
 
 template <int NT, int MIN_CTAS, typename F, typename... Args>
-void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t stream, const F& f,
-                 const Args&... args) {
+void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t stream, const F& f, const Args&... args) {
   if (num_ctas <= 0) return;
   auto kernel = kernel_for<NT, MIN_CTAS, F, Args...>();
   if (dynamic_shared_bytes > 48 * 1024)
-    MGPU_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(dynamic_shared_bytes)));
+    MGPU_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_shared_bytes)));
   kernel<<<num_ctas, NT, dynamic_shared_bytes, stream>>>(f, args...);
   MGPU_CUDA_CHECK(cudaGetLastError());
 }
@@ -54,8 +53,8 @@ template <int NT, int MIN_CTAS, typename F, typename... Args>
 int resident_ctas_per_sm(std::size_t dynamic_shared_bytes) {
   auto ask = [&] {
     int ctas = 0;
-    MGPU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &ctas, kernel_for<NT, MIN_CTAS, F, Args...>(), NT, dynamic_shared_bytes));
+    MGPU_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel_for<NT, MIN_CTAS, F, Args...>(), NT,
+                                                                  dynamic_shared_bytes));
     return ctas > 0 ? ctas : 1;
   };
   constexpr int max_devices = 64;
@@ -74,8 +73,7 @@ int resident_ctas_per_sm(std::size_t dynamic_shared_bytes) {
 #else  // simulator
 
 template <int NT, int MIN_CTAS, typename F, typename... Args>
-void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t, const F& f,
-                 const Args&... args) {
+void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t, const F& f, const Args&... args) {
   sim::launch(num_ctas, NT, dynamic_shared_bytes, [&](int tid, int cta) { f(tid, cta, args...); });
 }
 

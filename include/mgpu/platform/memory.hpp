@@ -27,11 +27,11 @@ using stream_t = sim_stream*;
 struct device_properties {
   std::string name;
   int ordinal = 0;
-  int arch = 0;               // compute capability as major * 10 + minor (90 for Hopper)
-  int sm_count = 0;           // multiprocessors
+  int arch = 0;      // compute capability as major * 10 + minor (90 for Hopper)
+  int sm_count = 0;  // multiprocessors
   int max_threads_per_sm = 0;
-  std::size_t shared_per_block = 0;       // default dynamic + static limit per CTA
-  std::size_t shared_per_block_optin = 0; // after cudaFuncSetAttribute
+  std::size_t shared_per_block = 0;        // default dynamic + static limit per CTA
+  std::size_t shared_per_block_optin = 0;  // after cudaFuncSetAttribute
   std::size_t l2_bytes = 0;
   std::size_t global_bytes = 0;
 };

@@ -51,9 +51,7 @@ T warp_shuffle(unsigned mask, T var, unsigned operand, shfl_mode mode, unsigned 
   std::memcpy(&result, &bits, sizeof(T));
   return result;
 }
-inline unsigned shuffle_clamp(int width, bool up) {
-  return (unsigned(32 - width) << 8) | (up ? 0u : 0x1fu);
-}
+inline unsigned shuffle_clamp(int width, bool up) { return (unsigned(32 - width) << 8) | (up ? 0u : 0x1fu); }
 }  // namespace sim
 }  // namespace mgpu
 
@@ -78,8 +76,8 @@ T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
                                    ::mgpu::sim::shuffle_clamp(width, false));
 }
 inline unsigned __ballot_sync(unsigned mask, int predicate) {
-  return unsigned(::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::vote, mask, 0,
-                                                        predicate != 0, ::mgpu::sim::shfl_mode::idx, 0));
+  return unsigned(::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::vote, mask, 0, predicate != 0,
+                                                        ::mgpu::sim::shfl_mode::idx, 0));
 }
 inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 inline int __all_sync(unsigned mask, int predicate) {
@@ -90,8 +88,7 @@ inline int __all_sync(unsigned mask, int predicate) {
   return unsigned(vote) == unsigned(vote >> 32);
 }
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
-  ::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::sync, mask, 0, 0,
-                                        ::mgpu::sim::shfl_mode::idx, 0);
+  ::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::sync, mask, 0, 0, ::mgpu::sim::shfl_mode::idx, 0);
 }
 // The lanes of the warp that reach __activemask together (see cta_runner::active_mask).
 inline unsigned __activemask() { return ::mgpu::sim::runner().active_mask(); }
@@ -114,7 +111,9 @@ inline unsigned long long __brevll(unsigned long long x) {
   return (static_cast<unsigned long long>(__brev(unsigned(x))) << 32) | __brev(unsigned(x >> 32));
 }
 template <typename T>
-T __ldg(const T* p) { return *p; }
+T __ldg(const T* p) {
+  return *p;
+}
 
 // ---- fences, sleep, trap ----
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -137,8 +136,7 @@ template <typename T, typename Op>
 T atomic_update(T* address, Op op) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics take 4- or 8-byte types");
   T old = *address;
-  while (!__atomic_compare_exchange(address, &old, &(const T&)op(old), true, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST)) {
+  while (!__atomic_compare_exchange(address, &old, &(const T&)op(old), true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
   }
   return old;
 }
@@ -153,7 +151,9 @@ T atomicAdd(T* address, T value) {
     return ::mgpu::sim::atomic_update(address, [&](T old) { return T(old + value); });
 }
 template <typename T>
-T atomicSub(T* address, T value) { return __atomic_fetch_sub(address, value, __ATOMIC_SEQ_CST); }
+T atomicSub(T* address, T value) {
+  return __atomic_fetch_sub(address, value, __ATOMIC_SEQ_CST);
+}
 template <typename T>
 T atomicMin(T* address, T value) {
   return ::mgpu::sim::atomic_update(address, [&](T old) { return value < old ? value : old; });
@@ -163,11 +163,17 @@ T atomicMax(T* address, T value) {
   return ::mgpu::sim::atomic_update(address, [&](T old) { return old < value ? value : old; });
 }
 template <typename T>
-T atomicAnd(T* address, T value) { return __atomic_fetch_and(address, value, __ATOMIC_SEQ_CST); }
+T atomicAnd(T* address, T value) {
+  return __atomic_fetch_and(address, value, __ATOMIC_SEQ_CST);
+}
 template <typename T>
-T atomicOr(T* address, T value) { return __atomic_fetch_or(address, value, __ATOMIC_SEQ_CST); }
+T atomicOr(T* address, T value) {
+  return __atomic_fetch_or(address, value, __ATOMIC_SEQ_CST);
+}
 template <typename T>
-T atomicXor(T* address, T value) { return __atomic_fetch_xor(address, value, __ATOMIC_SEQ_CST); }
+T atomicXor(T* address, T value) {
+  return __atomic_fetch_xor(address, value, __ATOMIC_SEQ_CST);
+}
 template <typename T>
 T atomicExch(T* address, T value) {
   T old;

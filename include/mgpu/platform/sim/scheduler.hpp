@@ -16,9 +16,9 @@
 
 #include "vector_types.hpp"
 
-#include <boost/context/detail/fcontext.hpp>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <boost/context/detail/fcontext.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -126,7 +126,7 @@ struct pending_collective {
 };
 
 struct warp_exchange {
-  std::uint32_t alive = 0;  // lanes that exist and have not exited
+  std::uint32_t alive = 0;           // lanes that exist and have not exited
   std::uint32_t active_waiting = 0;  // lanes waiting in __activemask
   std::vector<pending_collective> pending;
 };
@@ -147,8 +147,8 @@ class cta_runner {
   const uint3& block_idx() const { return block_idx_; }
   void* dynamic_shared() { return dynamic_shared_.data(); }
   int sync_threads(int predicate, int reduction);
-  std::uint64_t warp_collective(warp_op op, std::uint32_t mask, std::uint64_t value,
-                                std::uint32_t operand, shfl_mode mode, std::uint32_t clamp);
+  std::uint64_t warp_collective(warp_op op, std::uint32_t mask, std::uint64_t value, std::uint32_t operand,
+                                shfl_mode mode, std::uint32_t clamp);
   // Back-off of a spin-wait: lets the CTA's other fibers run before this one continues.
   void pause() { suspend_current(fiber_state::runnable); }
   std::uint32_t active_mask();
@@ -307,24 +307,26 @@ inline int cta_runner::sync_threads(int predicate, int reduction) {
   }
   int count = barrier_result_[slot];
   switch (reduction) {
-    case 1: return count;
-    case 2: return count == barrier_members_[slot];
-    case 3: return count != 0;
-    default: return 0;
+    case 1:
+      return count;
+    case 2:
+      return count == barrier_members_[slot];
+    case 3:
+      return count != 0;
+    default:
+      return 0;
   }
 }
 
 inline std::uint64_t cta_runner::warp_collective(warp_op op, std::uint32_t mask, std::uint64_t value,
-                                                 std::uint32_t operand, shfl_mode mode,
-                                                 std::uint32_t clamp) {
+                                                 std::uint32_t operand, shfl_mode mode, std::uint32_t clamp) {
   fiber& f = current();
   std::uint32_t bit = 1u << f.lane;
   if (!(mask & bit))
-    throw kernel_error("warp intrinsic: the calling lane " + std::to_string(f.lane) +
-                       " is not in its member mask");
+    throw kernel_error("warp intrinsic: the calling lane " + std::to_string(f.lane) + " is not in its member mask");
   warp_exchange& w = warps_[f.warp];
-  auto it = std::find_if(w.pending.begin(), w.pending.end(),
-                         [&](const pending_collective& p) { return p.mask == mask; });
+  auto it =
+      std::find_if(w.pending.begin(), w.pending.end(), [&](const pending_collective& p) { return p.mask == mask; });
   if (it == w.pending.end()) {
     // Masks may overlap: a lane named by a pending collective may take part in another one first.
     // It is an error when this lane is named by a pending collective whose waiting lanes this
@@ -372,10 +374,22 @@ inline void cta_runner::complete(warp_exchange& w, std::size_t group) {
       int j = lane;
       bool in_range = false;
       switch (p.mode) {
-        case shfl_mode::up: j = lane - b; in_range = j >= max_lane; break;
-        case shfl_mode::down: j = lane + b; in_range = j <= max_lane; break;
-        case shfl_mode::bfly: j = lane ^ b; in_range = j <= max_lane; break;
-        case shfl_mode::idx: j = min_lane | (b & ~segmask); in_range = j <= max_lane; break;
+        case shfl_mode::up:
+          j = lane - b;
+          in_range = j >= max_lane;
+          break;
+        case shfl_mode::down:
+          j = lane + b;
+          in_range = j <= max_lane;
+          break;
+        case shfl_mode::bfly:
+          j = lane ^ b;
+          in_range = j <= max_lane;
+          break;
+        case shfl_mode::idx:
+          j = min_lane | (b & ~segmask);
+          in_range = j <= max_lane;
+          break;
       }
       if (!in_range) j = lane;
       // Reading a lane that did not take part is undefined in PTX; the simulator returns the
@@ -470,8 +484,8 @@ inline void cta_runner::run(launch_job& job, int block) {
     f.thread_idx = uint3{unsigned(i), 0, 0};
     f.lane = i % 32;
     f.warp = i / 32;
-    f.context = fctx::make_fcontext(stacks_[std::size_t(i)]->top(), stacks_[std::size_t(i)]->size(),
-                                    &cta_runner::fiber_entry);
+    f.context =
+        fctx::make_fcontext(stacks_[std::size_t(i)]->top(), stacks_[std::size_t(i)]->size(), &cta_runner::fiber_entry);
     warps_[std::size_t(f.warp)].alive |= 1u << f.lane;
   }
   live_ = nt_;
@@ -493,9 +507,9 @@ inline void cta_runner::run(launch_job& job, int block) {
       }
     }
     if (!progressed) {
-      error_ = std::make_exception_ptr(kernel_error(
-          "deadlock in block " + std::to_string(block) +
-          ": threads wait at a barrier or warp collective that the others never reach"));
+      error_ = std::make_exception_ptr(
+          kernel_error("deadlock in block " + std::to_string(block) +
+                       ": threads wait at a barrier or warp collective that the others never reach"));
       break;
     }
   }
@@ -520,10 +534,8 @@ class device {
   void launch(int grid, int block, std::size_t dynamic_shared_bytes, const Body& body) {
     if (grid <= 0) return;
     if (block <= 0 || block > 1024)
-      throw std::invalid_argument("mgpu simulator: block size must be in [1, 1024], got " +
-                                  std::to_string(block));
-    if (tls_runner)
-      throw kernel_error("mgpu simulator: a kernel cannot launch another kernel");
+      throw std::invalid_argument("mgpu simulator: block size must be in [1, 1024], got " + std::to_string(block));
+    if (tls_runner) throw kernel_error("mgpu simulator: a kernel cannot launch another kernel");
     std::lock_guard<std::mutex> serialize(launch_mutex_);
     launch_job job;
     job.grid = grid;

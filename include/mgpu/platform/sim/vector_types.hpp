@@ -6,14 +6,20 @@
 
 #include <cstdint>
 
-#define MGPU_SIM_VECTOR2(name, type, align)                                       \
-  struct alignas(align) name { type x, y; };                                      \
+#define MGPU_SIM_VECTOR2(name, type, align) \
+  struct alignas(align) name {              \
+    type x, y;                              \
+  };                                        \
   inline name make_##name(type x, type y) { return name{x, y}; }
-#define MGPU_SIM_VECTOR3(name, type)                                              \
-  struct name { type x, y, z; };                                                  \
+#define MGPU_SIM_VECTOR3(name, type) \
+  struct name {                      \
+    type x, y, z;                    \
+  };                                 \
   inline name make_##name(type x, type y, type z) { return name{x, y, z}; }
-#define MGPU_SIM_VECTOR4(name, type, align)                                       \
-  struct alignas(align) name { type x, y, z, w; };                                \
+#define MGPU_SIM_VECTOR4(name, type, align) \
+  struct alignas(align) name {              \
+    type x, y, z, w;                        \
+  };                                        \
   inline name make_##name(type x, type y, type z, type w) { return name{x, y, z, w}; }
 
 MGPU_SIM_VECTOR2(char2, signed char, 2)
@@ -43,6 +49,5 @@ MGPU_SIM_VECTOR2(double2, double, 16)
 
 struct dim3 {
   unsigned int x = 1, y = 1, z = 1;
-  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-      : x(vx), y(vy), z(vz) {}
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
 };
