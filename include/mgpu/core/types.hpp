@@ -14,7 +14,7 @@ namespace mgpu {
 // (unrolled loops). std::array is not usable in device code without relaxed constexpr.
 template <typename T, int N>
 struct array_t {
-  T data[N];
+  T data[N] MGPU_REGISTERS_INIT;
   MGPU_HOST_DEVICE T& operator[](int i) { return data[i]; }
   MGPU_HOST_DEVICE const T& operator[](int i) const { return data[i]; }
   static constexpr int size() { return N; }

@@ -118,12 +118,6 @@ namespace mgpu {
 // All VT loads are issued before any store: a store to shared memory between them would keep
 // the compiler from moving later loads above it (it cannot rule out aliasing), leaving one load
 // in flight per thread.
-// (x is written and read under the same guard, j < total; GCC's -Wmaybe-uninitialized cannot see
-// that across the two loops and would warn in every program that merges, so it is quiet here.)
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-  #pragma GCC diagnostic push
-  #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 template <int NT, int VT, typename T, typename AIt, typename BIt>
 MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
   int total = a_count + b_count;
@@ -138,9 +132,6 @@ MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count
     if (NT * i + tid < total) shared[NT * i + tid] = x[i];
   __syncthreads();
 }
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-  #pragma GCC diagnostic pop
-#endif
 
 // Copies src[begin, end) to dst[begin, end) (not overlapping) with the CTA's NT threads, VT
 // loads in flight per thread, coalesced. No barrier.
