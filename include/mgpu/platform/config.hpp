@@ -34,8 +34,7 @@
 #if defined(MGPU_BACKEND_CUDA)
   #define MGPU_REGISTERS_INIT
 #else
-  #define MGPU_REGISTERS_INIT \
-    {}
+  #define MGPU_REGISTERS_INIT = {}
 #endif
 
 // Allocates `type name[count]` in dynamic shared memory (sized by the launch). Use at most once
