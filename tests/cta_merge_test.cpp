@@ -526,11 +526,14 @@ MGPU_TEST(CtaMerge, SerialMergeWithAndWithoutRangeChecks) {
     for (int j = 0; j < total; ++j) {
       ASSERT_EQ(expected[std::size_t(j)].first, c[std::size_t(j)]) << "checked, output " << j;
       ASSERT_EQ(expected[std::size_t(j)].second, g[std::size_t(j)]) << "value of output " << j;
-      if (r[std::size_t(j / VT)])
+      if (r[std::size_t(j / VT)]) {
         ASSERT_EQ(expected[std::size_t(j)].first, u[std::size_t(j)]) << "unchecked, output " << j;
+      }
     }
     for (int t = 0; t < NT; ++t) roomy_threads += r[std::size_t(t)];
-    if (a_count == 112 && b_count == 112) EXPECT_GT(roomy_threads, 0) << "no thread ran the unchecked merge";
+    if (a_count == 112 && b_count == 112) {
+      EXPECT_GT(roomy_threads, 0) << "no thread ran the unchecked merge";
+    }
   }
 }
 
