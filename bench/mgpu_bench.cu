@@ -12,6 +12,12 @@
 
 #include <mgpu/mgpu.hpp>
 
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/transform.h>
+#include <cub/device/device_for.cuh>
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -567,6 +573,203 @@ primitive segsort_entry(const std::string& name, seg_profile profile, const size
           sizes};
 }
 
+// ---- the search family ----------------------------------------------------------------------------
+
+// Sorted random keys in [0, range) (duplicates where n > range), by a radix sort of random ones.
+template <class T>
+device_array<T> sorted_random_keys(env& e, std::int64_t n, T range, std::uint64_t salt) {
+  device_array<T> unsorted(n), out(n);
+  bench::fill_random<T>(unsorted.data(), n, e.seed ^ salt, T(0), T(range - 1), e.ctx);
+  cub_once([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, unsorted.data(), out.data(), cub_count(n), 0, int(8 * sizeof(T)),
+                                          e.stream());
+  });
+  return out;
+}
+
+// Lower bounds of n/2 sorted needles in n/2 sorted haystack keys, against thrust's vectorized
+// binary search (thrust::lower_bound over the same sorted needles, the best case for it).
+struct sorted_search_case {
+  static constexpr const char* name = "sorted_search";
+  static constexpr bool all_types = true;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    const std::int64_t a_count = n / 2, b_count = n - a_count;
+    // Keys in [0, 2n): about half the needles have a match. (Every type here holds 2^29 exactly.)
+    T range = T(2 * n);
+    device_array<T> a = sorted_random_keys<T>(e, a_count, range, 0x90),
+                    b = sorted_random_keys<T>(e, b_count, range, 0x91);
+    device_array<int> mgpu_out(a_count), thrust_out(a_count);
+    auto mgpu_run = [&] {
+      mgpu::sorted_search(a.data(), a_count, b.data(), b_count, mgpu_out.data(), mgpu::less<>(), e.ctx);
+    };
+    auto thrust_run = [&] {
+      thrust::lower_bound(thrust::cuda::par_nosync.on(e.stream()), b.data(), b.data() + b_count, a.data(),
+                          a.data() + a_count, thrust_out.data());
+    };
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, double(n) * sizeof(T) + double(a_count) * sizeof(int), mgpu_run, thrust_run, "thrust");
+    e.check(c, mgpu_out.data(), thrust_out.data(), a_count);
+  }
+};
+
+// Segment sizes of a load-balancing benchmark: all `size` items, random in [0, 2 * size], or
+// skewed (most segments empty or tiny, a few holding most items).
+struct segment_profile {
+  enum kind_t { fixed, random, skewed } kind;
+  int size;
+};
+
+// The heads (exclusive scan of the sizes) of segments that generate about n items; the exact
+// total is returned.
+inline device_array<int> segment_heads(env& e, std::int64_t n, segment_profile profile, std::int64_t& num_segments,
+                                       std::int64_t& total) {
+  num_segments = profile.kind == segment_profile::skewed ? n / 16 : std::max<std::int64_t>(1, n / profile.size);
+  device_array<int> sizes(num_segments), heads(num_segments), sum(1);
+  int* s = sizes.data();
+  std::uint64_t seed = e.seed;
+  int size = profile.size;
+  auto kind = profile.kind;
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::uint64_t r = bench::mix64(seed ^ bench::mix64(std::uint64_t(i)));
+        if (kind == segment_profile::fixed)
+          s[i] = size;
+        else if (kind == segment_profile::random)
+          s[i] = int(r % std::uint64_t(2 * size + 1));
+        else  // 1 in 64 segments holds about 1000 items, the rest 0 or 1
+          s[i] = r % 64 == 0 ? 500 + int((r >> 8) % 1000) : int((r >> 8) % 2);
+      },
+      num_segments, e.ctx);
+  mgpu::exclusive_scan(s, num_segments, heads.data(), 0, mgpu::plus<>(), sum.data(), e.ctx);
+  total = bench::value_at(sum.data(), 0, e.stream());
+  return heads;
+}
+
+// Load-balancing search (segment of each item) and interval expand (each segment's value over
+// its items), against thrust's upper_bound emulation and the CUB composition above.
+template <bool expand>
+struct lbs_case {
+  static void run(env& e, const std::string& name, segment_profile profile, std::int64_t n) {
+    std::int64_t num_segments = 0, total = 0;
+    device_array<int> heads = segment_heads(e, n, profile, num_segments, total);
+    device_array<int> values(num_segments), mgpu_out(total), thrust_out(total), cub_out(total), ids(total);
+    bench::fill_random<int>(values.data(), num_segments, e.seed ^ 0xa0, 0, 1 << 30, e.ctx);
+    const int* v = values.data();
+    auto segs = mgpu::segments_by_heads(heads.data(), num_segments);
+    auto mgpu_run = [&] {
+      if constexpr (expand)
+        mgpu::interval_expand(values.data(), total, segs, mgpu_out.data(), e.ctx);
+      else
+        mgpu::load_balance_search(total, segs, mgpu_out.data(), e.ctx);
+    };
+    auto thrust_run = [&] {
+      auto policy = thrust::cuda::par_nosync.on(e.stream());
+      thrust::upper_bound(policy, heads.data(), heads.data() + num_segments, thrust::counting_iterator<int>(0),
+                          thrust::counting_iterator<int>(int(total)), thrust_out.data());
+      int* o = thrust_out.data();
+      thrust::transform(policy, o, o + total, o, [=] __host__ __device__(int u) { return expand ? v[u - 1] : u - 1; });
+    };
+    // CUB: each non-empty segment's id at its head, then a running maximum (DeviceFor, then
+    // DeviceScan): the composition thrust's expand example uses; then the values gathered.
+    cub_call cub_scan([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceScan::InclusiveScan(temp, bytes, cub_out.data(), cub_out.data(), mgpu::maximum<>(),
+                                            cub_count(total), e.stream());
+    });
+    auto cub_run = [&] {
+      int* o = cub_out.data();
+      const int* h = heads.data();
+      std::int64_t num = num_segments, t = total;
+      MGPU_CUDA_CHECK(cudaMemsetAsync(o, 0, std::size_t(t) * sizeof(int), e.stream()));
+      MGPU_CUDA_CHECK(cub::DeviceFor::ForEachN(
+          thrust::counting_iterator<int>(0), cub_count(num),
+          [=] __device__(int s) {
+            int end = s + 1 < num ? h[s + 1] : int(t);
+            if (h[s] < end) o[h[s]] = s;
+          },
+          e.stream()));
+      cub_scan();
+      if constexpr (expand)
+        MGPU_CUDA_CHECK(cub::DeviceFor::ForEachN(
+            thrust::counting_iterator<std::int64_t>(0), t, [=] __device__(std::int64_t i) { o[i] = v[o[i]]; },
+            e.stream()));
+    };
+    case_id c{name, "int32", n};
+    double bytes = double(total) * sizeof(int) + double(num_segments) * sizeof(int) * (expand ? 2 : 1);
+    timed m = e.time("mgpu", mgpu_run);
+    timed t = e.time("thrust", thrust_run);
+    timed b = e.time("cub_composition", cub_run);
+    e.add(c, bytes, m, {t, b});
+    e.check(c, mgpu_out.data(), thrust_out.data(), total);
+    e.check(c, mgpu_out.data(), cub_out.data(), total);
+  }
+};
+
+// An inner join of two sorted inputs of n/2 keys with about two matches per key, against the
+// thrust composition: both bounds, counts, their scan, then rows by the upper_bound emulation.
+// Both forms return the row count to the host (the host form of mgpu::join).
+struct join_case {
+  static constexpr const char* name = "join_inner";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    const std::int64_t a_count = n / 2, b_count = n - a_count;
+    device_array<T> a = sorted_random_keys<T>(e, a_count, T(a_count / 2), 0xb0);
+    device_array<T> b = sorted_random_keys<T>(e, b_count, T(b_count / 2), 0xb1);
+    std::int64_t rows = 0;
+    auto mgpu_run = [&] {
+      rows = mgpu::join(a.data(), a_count, b.data(), b_count, mgpu::join_kind::inner, mgpu::less<>(), e.ctx).count;
+    };
+    device_array<int> lower(a_count), upper(a_count), offsets(a_count);
+    device_array<std::int64_t> ta, tb;
+    std::int64_t thrust_rows = 0;
+    auto thrust_run = [&] {
+      auto policy = thrust::cuda::par_nosync.on(e.stream());
+      thrust::lower_bound(policy, b.data(), b.data() + b_count, a.data(), a.data() + a_count, lower.data());
+      thrust::upper_bound(policy, b.data(), b.data() + b_count, a.data(), a.data() + a_count, upper.data());
+      thrust::transform(policy, upper.data(), upper.data() + a_count, lower.data(), offsets.data(),
+                        [] __host__ __device__(int u, int l) { return u - l; });
+      int last_count = bench::value_at(offsets.data(), a_count - 1, e.stream());
+      thrust::exclusive_scan(policy, offsets.data(), offsets.data() + a_count, offsets.data());
+      thrust_rows = std::int64_t(bench::value_at(offsets.data(), a_count - 1, e.stream())) + last_count;
+      if (ta.size() < thrust_rows)
+        ta = device_array<std::int64_t>(thrust_rows), tb = device_array<std::int64_t>(thrust_rows);
+      thrust::upper_bound(policy, offsets.data(), offsets.data() + a_count, thrust::counting_iterator<std::int64_t>(0),
+                          thrust::counting_iterator<std::int64_t>(thrust_rows), ta.data());
+      const int* off = offsets.data();
+      const int* lo = lower.data();
+      std::int64_t* ap = ta.data();
+      std::int64_t* bp = tb.data();
+      thrust::for_each_n(policy, thrust::counting_iterator<std::int64_t>(0), thrust_rows,
+                         [=] __device__(std::int64_t r) {
+                           std::int64_t i = ap[r] - 1;
+                           ap[r] = i;
+                           bp[r] = lo[i] + (r - off[i]);
+                         });
+      MGPU_CUDA_CHECK(cudaStreamSynchronize(e.stream()));
+    };
+    case_id c{name, type_name<T>::value, n};
+    timed m = e.time("mgpu", mgpu_run);
+    timed t = e.time("thrust", thrust_run);
+    // Bytes: both inputs read, each row's two indices written.
+    e.add(c, double(n) * sizeof(T) + double(rows) * 16, m, {t});
+    mgpu::join_result r =
+        mgpu::join(a.data(), a_count, b.data(), b_count, mgpu::join_kind::inner, mgpu::less<>(), e.ctx);
+    if (r.count != thrust_rows) {
+      e.out.mismatch(c, "rows " + std::to_string(r.count) + ", thrust " + std::to_string(thrust_rows));
+    } else {
+      e.check(c, r.a_indices.data(), ta.data(), r.count);
+      e.check(c, r.b_indices.data(), tb.data(), r.count);
+    }
+  }
+};
+
+template <bool expand>
+primitive lbs_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
+  return {name, [name, profile](elem, env& e, std::int64_t n) { lbs_case<expand>::run(e, name, profile, n); }, false,
+          sizes};
+}
+
 // In report order.
 const std::vector<primitive>& primitives() {
   const size_plan streaming_all{{20, 22, 24, 26, 28}, {24, 28}, 28};  // reduce and scans
@@ -605,6 +808,18 @@ const std::vector<primitive>& primitives() {
       segsort_entry<true>("segsort_pairs_random_0_128", {sp::random, 128}, profile),
       entry<locality_sort_case<presorted::nearly>>(sorting),
       entry<locality_sort_case<presorted::random>>(sorting),
+      entry<sorted_search_case>(streaming),
+      lbs_entry<false>("lbs_fixed_1", {segment_profile::fixed, 1}, profile),
+      lbs_entry<false>("lbs_fixed_8", {segment_profile::fixed, 8}, profile),
+      lbs_entry<false>("lbs_random_64", {segment_profile::random, 64}, profile),
+      lbs_entry<false>("lbs_fixed_1024", {segment_profile::fixed, 1024}, profile),
+      lbs_entry<false>("lbs_skewed", {segment_profile::skewed, 0}, profile),
+      lbs_entry<true>("interval_expand_fixed_1", {segment_profile::fixed, 1}, profile),
+      lbs_entry<true>("interval_expand_fixed_8", {segment_profile::fixed, 8}, profile),
+      lbs_entry<true>("interval_expand_random_64", {segment_profile::random, 64}, profile),
+      lbs_entry<true>("interval_expand_fixed_1024", {segment_profile::fixed, 1024}, profile),
+      lbs_entry<true>("interval_expand_skewed", {segment_profile::skewed, 0}, profile),
+      entry<join_case>(sorting),
   };
   return list;
 }

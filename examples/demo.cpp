@@ -5,11 +5,13 @@
 // host compiler (mgpu_demo_sim, the CPU simulator) and with nvcc (mgpu_demo_cuda).
 #include <mgpu/mgpu.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -339,6 +341,97 @@ void demo_radix_sort(mgpu::context& ctx) {
   print_pairs(desc_keys, desc_values);
 }
 
+// ---- sorted search, load-balancing search, interval expand, join -------------------------------
+
+// Sorted random integers in [0, range).
+std::vector<int> sorted_random_ints(int count, int range, unsigned seed) {
+  std::vector<int> values = random_ints(count, range, seed);
+  std::sort(values.begin(), values.end());
+  return values;
+}
+
+// An index with the match flag in its most significant bit, printed as the seeds print it: a *
+// for a match, then the index.
+void print_index_match(const std::vector<int>& values) {
+  print_rows(values.size(), [&](std::size_t i) {
+    unsigned v = unsigned(values[i]);
+    std::printf("%c%3u", v >> 31 ? '*' : ' ', v & 0x7fffffffu);
+  });
+}
+
+void demo_search(mgpu::context& ctx) {
+  std::printf("\n\nSORTED SEARCH DEMONSTRATION:\n\n");
+  // A haystack of 200 sorted integers in [0, 300) and 100 sorted needles in the same range.
+  std::vector<int> haystack = sorted_random_ints(200, 300, 11), needles = sorted_random_ints(100, 300, 12);
+  mgpu::buffer<int> d_haystack(haystack, ctx), d_needles(needles, ctx), lower(100, ctx);
+  std::printf("Haystack array:\n");
+  print_array(haystack, "%4d");
+  std::printf("\nNeedles array:\n");
+  print_array(needles, "%4d");
+  mgpu::sorted_search(d_needles.data(), 100, d_haystack.data(), 200, lower.data(), mgpu::less<>(), ctx);
+  std::printf("\nLower bound array:\n");
+  print_array(lower, "%4d");
+
+  std::printf("\n\nSORTED SEARCH DEMONSTRATION (2):\n\n");
+  std::vector<int> a = sorted_random_ints(100, 300, 13), b = sorted_random_ints(100, 300, 14);
+  mgpu::buffer<int> da(a, ctx), db(b, ctx), a_indices(100, ctx), b_indices(100, ctx);
+  mgpu::buffer<std::int64_t> a_matches(1, ctx), b_matches(1, ctx);
+  std::printf("A array:\n");
+  print_array(a, "%4d");
+  std::printf("\nB array:\n");
+  print_array(b, "%4d");
+  mgpu::sorted_search<mgpu::bounds::lower, mgpu::search_output::index_match, mgpu::search_output::index_match>(
+      da.data(), 100, db.data(), 100, a_indices.data(), b_indices.data(), a_matches.data(), b_matches.data(),
+      mgpu::less<>(), ctx);
+  std::printf("\nLower bound of A into B (* for match):\n");
+  print_index_match(a_indices.to_host());
+  std::printf("\nUpper bound of B into A (* for match):\n");
+  print_index_match(b_indices.to_host());
+  std::printf("\n%lld of A and %lld of B have a match in the other\n", (long long)read_one(a_matches),
+              (long long)read_one(b_matches));
+
+  std::printf("\n\nLOAD-BALANCING SEARCH AND INTERVAL EXPAND DEMONSTRATION:\n\n");
+  // The seeds' alphabet example: each letter repeated counts[i] times. The counts' exclusive scan
+  // is the heads of the segments, and the output items are expanded from the letters.
+  const std::vector<int> counts = {3, 1, 0, 0, 7, 3, 2, 14, 4, 6, 0, 2, 1, 5, 3, 0, 5, 1, 6, 2, 0, 0, 9, 3, 2, 1};
+  std::vector<int> heads(26);
+  int total = 0;
+  for (int i = 0; i < 26; ++i) heads[std::size_t(i)] = total, total += counts[std::size_t(i)];
+  std::vector<char> alphabet(26);
+  for (int i = 0; i < 26; ++i) alphabet[std::size_t(i)] = char('A' + i);
+  mgpu::buffer<int> d_heads(heads, ctx), segment_of(total, ctx);
+  mgpu::buffer<char> d_alphabet(alphabet, ctx), expanded(total, ctx);
+  std::printf("Counts:\n");
+  print_array(counts, "%4d");
+  std::printf("\nHeads (the exclusive scan of the counts):\n");
+  print_array(heads, "%4d");
+  auto segments = mgpu::segments_by_heads(d_heads.data(), 26);
+  mgpu::load_balance_search(total, segments, segment_of.data(), ctx);
+  std::printf("\nload_balance_search: the segment of each of the %d items:\n", total);
+  print_array(segment_of, "%4d");
+  mgpu::interval_expand(d_alphabet.data(), total, segments, expanded.data(), ctx);
+  std::vector<char> letters_out = expanded.to_host();
+  std::printf("\ninterval_expand of the alphabet:\n%s\n", std::string(letters_out.begin(), letters_out.end()).c_str());
+
+  std::printf("\n\nRELATIONAL JOIN DEMONSTRATION:\n\n");
+  std::vector<int> left = sorted_random_ints(20, 12, 16), right = sorted_random_ints(20, 12, 17);
+  mgpu::buffer<int> d_left(left, ctx), d_right(right, ctx);
+  std::printf("A keys:\n");
+  print_array(left, "%4d");
+  std::printf("\nB keys:\n");
+  print_array(right, "%4d");
+  for (mgpu::join_kind kind : {mgpu::join_kind::inner, mgpu::join_kind::outer}) {
+    mgpu::join_result rows = mgpu::join(d_left.data(), 20, d_right.data(), 20, kind, mgpu::less<>(), ctx);
+    std::vector<std::int64_t> ai = rows.a_indices.to_host(), bi = rows.b_indices.to_host();
+    std::printf("\n%s join: %lld rows (a index, b index: key):\n", kind == mgpu::join_kind::inner ? "inner" : "outer",
+                (long long)rows.count);
+    print_rows(ai.size(), [&](std::size_t r) {
+      int key = ai[r] >= 0 ? left[std::size_t(ai[r])] : right[std::size_t(bi[r])];
+      std::printf("(%2lld,%2lld:%2d)", (long long)ai[r], (long long)bi[r], key);
+    });
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -355,6 +448,7 @@ int main() {
     demo_bulk(ctx);
     demo_merge_sort(ctx);
     demo_radix_sort(ctx);
+    demo_search(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());

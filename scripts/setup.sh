@@ -7,12 +7,12 @@
 #     MGPU_CMAKE_ARGS      an array of arguments for the CMake configure: the simulator off where
 #                          Boost.Context is missing (a GPU machine), ccache as the compiler launcher
 #
-# What each purpose needs:
+# What each purpose needs (found as a command or a header, however it was installed):
 #   always        cmake 3.25 or newer, g++, make
-#   simulator     libboost-context-dev   (the demo or the tests without a GPU; optional with one)
-#   tests         libgtest-dev
-#   builds        ccache                 (optional: only makes rebuilds fast)
-#   format check  clang-format           (optional: the tests check the sources' format with it)
+#   simulator     Boost.Context  (libboost-context-dev; the demo or the tests without a GPU, optional with one)
+#   tests         GoogleTest     (libgtest-dev)
+#   builds        ccache         (optional: only makes rebuilds fast)
+#   format check  clang-format   (optional: the tests check the sources' format with it)
 
 mgpu_note() { echo "mgpu: $*" >&2; }
 
@@ -34,25 +34,38 @@ mgpu_apt_install() {
       >/dev/null 2>&1
 }
 
-mgpu_has_package() { dpkg -s "$1" >/dev/null 2>&1; }
-
-# Installs the missing ones of the required packages, or stops naming the command to run.
-mgpu_require() {
-  local missing=() package
-  for package in "$@"; do mgpu_has_package "$package" || missing+=("$package"); done
-  ((${#missing[@]})) || return 0
-  mgpu_apt_install "${missing[@]}" && return 0
-  mgpu_note "missing ${missing[*]}; install with: sudo apt-get install -y ${missing[*]}"
-  exit 1
+# Whether a header is on the compiler's default include path (and, given, a library links).
+mgpu_has_header() {
+  local library=${2:+-l$2}
+  printf '#include <%s>\nint main() { return 0; }\n' "$1" | ${CXX:-g++} -x c++ - $library -o /dev/null >/dev/null 2>&1
 }
 
-# Installs the missing ones of the optional packages if it can; returns whether they are there.
-mgpu_want() {
+# Whether what a package provides is here: PACKAGE is the Debian package to install otherwise.
+mgpu_present() {
+  case "$1" in
+    cmake | g++ | make | ccache | clang-format) command -v "$1" >/dev/null 2>&1 ;;
+    libgtest-dev) mgpu_has_header gtest/gtest.h ;;
+    libboost-context-dev) mgpu_has_header boost/context/continuation.hpp boost_context ;;
+    *) dpkg -s "$1" >/dev/null 2>&1 ;;
+  esac
+}
+
+# The missing ones of the given packages, installed; returns whether all are there now.
+mgpu_install_missing() {
   local missing=() package
-  for package in "$@"; do mgpu_has_package "$package" || missing+=("$package"); done
+  for package in "$@"; do mgpu_present "$package" || missing+=("$package"); done
   ((${#missing[@]})) || return 0
-  mgpu_apt_install "${missing[@]}" && return 0
-  return 1
+  mgpu_apt_install "${missing[@]}" || return 1
+  for package in "${missing[@]}"; do mgpu_present "$package" || return 1; done
+}
+
+# Required packages: installed, or a stop naming the command to run.
+mgpu_require() {
+  mgpu_install_missing "$@" && return 0
+  local missing=() package
+  for package in "$@"; do mgpu_present "$package" || missing+=("$package"); done
+  mgpu_note "missing ${missing[*]}; install with: sudo apt-get install -y ${missing[*]}"
+  exit 1
 }
 
 mgpu_setup() {
@@ -61,20 +74,18 @@ mgpu_setup() {
   MGPU_GPU=0
   nvidia-smi -L >/dev/null 2>&1 && MGPU_GPU=1
 
-  if ! command -v dpkg >/dev/null 2>&1; then
-    mgpu_note "not a Debian or Ubuntu machine: nothing installed; the README's Requirements list what is needed"
+  mgpu_require cmake g++ make
+  [ "$purpose" = test ] && mgpu_require libgtest-dev
+  if [ "$MGPU_GPU" = 1 ]; then
+    # With a GPU the demo and the tests run on CUDA; the simulator is built only if Boost is there.
+    mgpu_install_missing libboost-context-dev ||
+      mgpu_note "no Boost.Context (sudo apt-get install -y libboost-context-dev): the simulator targets are not built"
   else
-    mgpu_require cmake g++ make
-    [ "$purpose" = test ] && mgpu_require libgtest-dev
-    if [ "$MGPU_GPU" = 1 ]; then
-      # With a GPU the demo and the tests run on CUDA; the simulator is built only if Boost is there.
-      mgpu_want libboost-context-dev ||
-        mgpu_note "no libboost-context-dev (sudo apt-get install -y libboost-context-dev): the simulator targets are not built"
-    else
-      mgpu_require libboost-context-dev
-    fi
-    mgpu_want ccache || mgpu_note "no ccache: rebuilds compile everything again"
-    [ "$purpose" = test ] && { mgpu_want clang-format || mgpu_note "no clang-format: the format check is skipped"; }
+    mgpu_require libboost-context-dev
+  fi
+  mgpu_install_missing ccache || mgpu_note "no ccache: rebuilds compile everything again"
+  if [ "$purpose" = test ]; then
+    mgpu_install_missing clang-format || mgpu_note "no clang-format: the format check is skipped"
   fi
 
   local version
@@ -85,10 +96,8 @@ mgpu_setup() {
   fi
 
   MGPU_CMAKE_ARGS=()
-  if command -v dpkg >/dev/null 2>&1; then
-    if mgpu_has_package libboost-context-dev; then MGPU_CMAKE_ARGS+=(-DMGPU_BUILD_SIM=ON)
-    else MGPU_CMAKE_ARGS+=(-DMGPU_BUILD_SIM=OFF)
-    fi
+  if mgpu_present libboost-context-dev; then MGPU_CMAKE_ARGS+=(-DMGPU_BUILD_SIM=ON)
+  else MGPU_CMAKE_ARGS+=(-DMGPU_BUILD_SIM=OFF)
   fi
   if command -v ccache >/dev/null 2>&1; then
     MGPU_CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)

@@ -9,6 +9,7 @@
 #include "references/bulk.hpp"
 #include "references/merge_sort.hpp"
 #include "references/reduce_scan.hpp"
+#include "references/search.hpp"
 #include "references/segmented_sort.hpp"
 #include "test_util.hpp"
 
@@ -590,6 +591,130 @@ std::vector<failure_case> failure_cases() {
                               keys.begin());
          return same(expected, a.now<std::int64_t>(1));
        }});
+  // ---- the search family ----
+  cases.push_back({"sorted_search_both_sides_with_counts",
+                   [](A& a, rng_t& rng) {
+                     a.add(sorted_keys(sized(200000), 100000, rng));
+                     a.add(sorted_keys(sized(150000), 100000, rng));
+                     a.add_output<std::int64_t>(a.count<int>(0));
+                     a.add_output<std::int64_t>(a.count<int>(1));
+                     a.add_output<std::int64_t>(2);
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::sorted_search<mgpu::bounds::lower, mgpu::search_output::index, mgpu::search_output::match>(
+                         a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1), a.ptr<std::int64_t>(2),
+                         a.ptr<std::int64_t>(3), nullptr, a.ptr<std::int64_t>(4) + 1, less<>(), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<int> x = a.initial<int>(0), y = a.initial<int>(1);
+                     std::vector<bool> y_matched;
+                     mgpu_ref::bounds_of(y, x, true, less<>(), &y_matched);
+                     std::vector<std::int64_t> flags(y_matched.begin(), y_matched.end());
+                     ::testing::AssertionResult r =
+                         same(mgpu_ref::bounds_of(x, y, false, less<>()), a.now<std::int64_t>(2));
+                     if (r) r = same(flags, a.now<std::int64_t>(3));
+                     if (r)
+                       r = same(std::vector<std::int64_t>{std::count(flags.begin(), flags.end(), 1)},
+                                std::vector<std::int64_t>{a.now<std::int64_t>(4)[1]});
+                     return r;
+                   }});
+  cases.push_back({"sorted_equality_count",
+                   [](A& a, rng_t& rng) {
+                     a.add(sorted_keys(sized(200000), 50000, rng));
+                     a.add(sorted_keys(sized(200000), 50000, rng));
+                     a.add(mgpu_ref::bounds_of(a.initial<int>(0), a.initial<int>(1), false, less<>()));
+                     a.add_output<int>(a.count<int>(0));
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::sorted_equality_count(a.ptr<int>(0), a.ptr<std::int64_t>(2), a.count<int>(0), a.ptr<int>(1),
+                                                 a.count<int>(1), a.ptr<int>(3), less<>(), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<int> x = a.initial<int>(0), y = a.initial<int>(1), expected;
+                     std::vector<std::int64_t> lower = mgpu_ref::bounds_of(x, y, false, less<>()),
+                                               upper = mgpu_ref::bounds_of(x, y, true, less<>());
+                     for (std::size_t i = 0; i < x.size(); ++i) expected.push_back(int(upper[i] - lower[i]));
+                     return same(expected, a.now<int>(3));
+                   }});
+  // Heads of segments of random sizes in [0, 40] (many empty), and their total.
+  auto random_heads = [](std::int64_t segments, rng_t& rng, std::int64_t& total) {
+    std::vector<int> heads, sizes = random_keys<int>(segments, 41, rng);
+    total = 0;
+    for (int size : sizes) heads.push_back(int(total)), total += size % 3 ? size : 0;
+    return heads;
+  };
+  cases.push_back({"load_balance_search",
+                   [random_heads](A& a, rng_t& rng) {
+                     std::int64_t total = 0;
+                     a.add(random_heads(sized(20000), rng, total));
+                     a.add_output<int>(total);
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::load_balance_search(a.count<int>(1), mgpu::segments_by_heads(a.ptr<int>(0), a.count<int>(0)),
+                                               a.ptr<int>(1), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<std::int64_t> expected = mgpu_ref::segments_of(a.count<int>(1), a.initial<int>(0));
+                     return same(std::vector<int>(expected.begin(), expected.end()), a.now<int>(1));
+                   }});
+  cases.push_back({"interval_expand",  // transform_lbs with cached values
+                   [random_heads](A& a, rng_t& rng) {
+                     std::int64_t total = 0;
+                     a.add(random_heads(sized(20000), rng, total));
+                     a.add(iota_of<int>(a.count<int>(0)));
+                     a.add_output<int>(total);
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::interval_expand(a.ptr<int>(1), a.count<int>(2),
+                                           mgpu::segments_by_heads(a.ptr<int>(0), a.count<int>(0)), a.ptr<int>(2), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<std::int64_t> expected = mgpu_ref::segments_of(a.count<int>(2), a.initial<int>(0));
+                     return same(std::vector<int>(expected.begin(), expected.end()), a.now<int>(2));
+                   }});
+  for (mgpu::join_kind kind : {mgpu::join_kind::inner, mgpu::join_kind::outer}) {
+    bool outer = kind == mgpu::join_kind::outer;
+    auto setup = [](A& a, rng_t& rng) {
+      // (Small: the reference is a nested-loop join, run after every failed allocation.)
+      a.add(sorted_keys(sized(8000), 3000, rng));
+      a.add(sorted_keys(sized(6000), 3000, rng));
+      a.add_output<std::int64_t>(sized(60000));
+      a.add_output<std::int64_t>(sized(60000));
+      a.add_output<std::int64_t>(1);
+    };
+    // The rows, stored in the caller's arrays 2 and 3, and their number in array 4.
+    auto check = [outer](A& a) {
+      auto rows = mgpu_ref::join(a.initial<int>(0), a.initial<int>(1), outer, outer, less<>());
+      std::vector<std::int64_t> ai = a.now<std::int64_t>(2), bi = a.now<std::int64_t>(3);
+      if (std::int64_t(rows.size()) > std::int64_t(ai.size()))
+        return ::testing::AssertionFailure() << "rows do not fit";
+      std::vector<std::int64_t> ea, eb;
+      for (auto& r : rows) ea.push_back(r.first), eb.push_back(r.second);
+      ai.resize(rows.size()), bi.resize(rows.size());
+      ::testing::AssertionResult r = same(ea, ai);
+      if (r) r = same(eb, bi);
+      if (r) r = same({std::int64_t(rows.size())}, a.now<std::int64_t>(4));
+      return r;
+    };
+    cases.push_back({outer ? "join_outer_device_form" : "join_inner_device_form", setup,
+                     [kind](A& a, mgpu::context& ctx) {
+                       mgpu::join(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1),
+                                  a.ptr<std::int64_t>(2), a.ptr<std::int64_t>(3), a.count<std::int64_t>(2),
+                                  a.ptr<std::int64_t>(4), kind, less<>(), ctx);
+                     },
+                     check});
+    cases.push_back({outer ? "join_outer_host_form" : "join_inner_host_form", setup,
+                     [kind](A& a, mgpu::context& ctx) {
+                       mgpu::join_result r = mgpu::join(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1),
+                                                        kind, less<>(), ctx);
+                       std::size_t bytes = std::size_t(r.count) * sizeof(std::int64_t);
+                       mgpu::platform::copy_device(a.ptr<std::int64_t>(2), r.a_indices.data(), bytes, ctx.stream());
+                       mgpu::platform::copy_device(a.ptr<std::int64_t>(3), r.b_indices.data(), bytes, ctx.stream());
+                       mgpu::platform::copy_to_device(a.ptr<std::int64_t>(4), &r.count, sizeof r.count, ctx.stream());
+                       ctx.synchronize();
+                     },
+                     check});
+  }
   cases.push_back({"buffer_from_host", [](A& a, rng_t&) { a.add_output<int>(1000); },
                    [](A& a, mgpu::context& ctx) {
                      mgpu::buffer<int> b(iota_of<int>(1000), ctx);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -193,6 +194,15 @@ MGPU_TEST(Iterators, ComputeTheirValues) {
     ASSERT_EQ(host[std::size_t(4 * n + i)], 3 * i + 1);
     ASSERT_EQ(host[std::size_t(5 * n + i)], -i);
   }
+}
+
+MGPU_TEST(Types, CeilLog2UpToTheLargestCount) {
+  EXPECT_EQ(mgpu::ceil_log2(1), 0);
+  EXPECT_EQ(mgpu::ceil_log2(2), 1);
+  EXPECT_EQ(mgpu::ceil_log2(3), 2);
+  EXPECT_EQ(mgpu::ceil_log2(std::int64_t(1) << 40), 40);
+  EXPECT_EQ(mgpu::ceil_log2((std::int64_t(1) << 62) + 1), 63);  // looped forever (1 << 63 overflowed)
+  EXPECT_EQ(mgpu::ceil_log2(std::numeric_limits<std::int64_t>::max()), 63);
 }
 
 MGPU_TEST(Operators, MatchTheirStandardMeanings) {

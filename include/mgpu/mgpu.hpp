@@ -22,6 +22,7 @@
 #include "cta/cta_reduce.hpp"
 #include "cta/cta_scan.hpp"
 #include "cta/cta_sort.hpp"
+#include "cta/load_balance.hpp"
 #include "cta/loadstore.hpp"
 #include "cta/lookback.hpp"
 #include "cta/merge.hpp"
@@ -30,6 +31,9 @@
 
 #include "algorithms/bulk_insert.hpp"
 #include "algorithms/bulk_remove.hpp"
+#include "algorithms/intervals.hpp"
+#include "algorithms/join.hpp"
+#include "algorithms/load_balance.hpp"
 #include "algorithms/locality_sort.hpp"
 #include "algorithms/merge.hpp"
 #include "algorithms/mergesort.hpp"
@@ -38,3 +42,4 @@
 #include "algorithms/reduce.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/segmented_sort.hpp"
+#include "algorithms/sorted_search.hpp"

@@ -41,6 +41,15 @@ struct is_segment_description<segment_flags> : std::true_type {};
 template <typename T>
 constexpr bool is_segment_description_v = is_segment_description<std::decay_t<T>>::value;
 
+// Whether T is a segments_by_heads description: the one that numbers its segments by a scan of
+// their item counts (load-balancing search and the functions on it take only this one).
+template <typename T>
+struct is_segment_heads : std::false_type {};
+template <typename HeadIt>
+struct is_segment_heads<segment_heads<HeadIt>> : std::true_type {};
+template <typename T>
+constexpr bool is_segment_heads_v = is_segment_heads<std::decay_t<T>>::value;
+
 }  // namespace mgpu
 
 // Rejects, at the call, an argument that is not a segment description, naming the fix.
@@ -49,3 +58,10 @@ constexpr bool is_segment_description_v = is_segment_description<std::decay_t<T>
                 "mgpu: the argument 'segments' must be a segment description: mgpu::segments_by_heads(heads, " \
                 "num_heads) (for CSR offsets: segments_by_heads(offsets, num_segments)) or "                   \
                 "mgpu::segments_by_flags(flags); see docs/conventions.md")
+
+// Rejects, at the call, segments described otherwise than by heads, naming the fix.
+#define MGPU_REQUIRE_SEGMENT_HEADS(Segments)                                                                     \
+  static_assert(::mgpu::is_segment_heads_v<Segments>,                                                            \
+                "mgpu: load-balancing search and the functions built on it take their segments as "              \
+                "mgpu::segments_by_heads(heads, num_segments) (heads: the exclusive scan of the segments' item " \
+                "counts); see docs/conventions.md")

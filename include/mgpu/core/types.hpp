@@ -38,7 +38,7 @@ enum class scan_kind { exclusive, inclusive };
 // The least k with 2^k >= n (n > 0): merge passes over n sorted runs.
 MGPU_HOST_DEVICE constexpr int ceil_log2(std::int64_t n) {
   int k = 0;
-  while ((std::int64_t(1) << k) < n) ++k;
+  while (k < 63 && (std::int64_t(1) << k) < n) ++k;  // (1 << 63 would overflow: every n fits under it)
   return k;
 }
 

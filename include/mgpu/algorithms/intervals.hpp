@@ -1,0 +1,124 @@
+// mgpu/algorithms/intervals.hpp
+//
+// Interval moves: many variable-length fills and copies at once, each output item handled by the
+// thread that load-balancing search gives it (transform_lbs with the segments' values cached in
+// shared memory). Segment s is an interval of heads[s + 1] - heads[s] items (the last ends at
+// `count`); its values (the fill value, the gather and scatter starts) are read once per tile.
+//   interval_expand:  output[i] = values[s]                         (fill)
+//   interval_gather:  output[i] = input[gather[s] + rank]           (many copies into one array)
+//   interval_scatter: output[scatter[s] + rank] = input[i]          (one array out to many places)
+//   interval_move:    output[scatter[s] + rank] = input[gather[s] + rank]
+// where i runs over [0, count), s is i's segment and rank = i - heads[s].
+#pragma once
+
+#include "../core/iterators.hpp"
+#include "../core/segments.hpp"
+#include "load_balance.hpp"
+
+#include <cstdint>
+
+namespace mgpu {
+
+namespace detail {
+
+template <typename Out>
+struct expand_writer {
+  Out output;
+  template <typename V>
+  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t, std::int64_t, const V& value) const {
+    output[index] = value;
+  }
+};
+
+template <typename In, typename Out>
+struct gather_writer {
+  In input;
+  Out output;
+  template <typename Start>
+  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t, std::int64_t rank, const Start& gather) const {
+    output[index] = input[std::int64_t(gather) + rank];
+  }
+};
+
+template <typename In, typename Out>
+struct scatter_writer {
+  In input;
+  Out output;
+  template <typename Start>
+  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t, std::int64_t rank, const Start& scatter) const {
+    output[std::int64_t(scatter) + rank] = input[index];
+  }
+};
+
+// A segment's gather and scatter starts, cached together.
+struct move_starts {
+  std::int64_t gather, scatter;
+};
+template <typename GatherIt, typename ScatterIt>
+struct move_starts_of {
+  GatherIt gather;
+  ScatterIt scatter;
+  MGPU_HOST_DEVICE move_starts operator()(std::int64_t s) const {
+    return move_starts{std::int64_t(gather[s]), std::int64_t(scatter[s])};
+  }
+};
+
+template <typename In, typename Out>
+struct move_writer {
+  In input;
+  Out output;
+  MGPU_DEVICE void operator()(std::int64_t, std::int64_t, std::int64_t rank, const move_starts& m) const {
+    output[m.scatter + rank] = input[m.gather + rank];
+  }
+};
+
+}  // namespace detail
+
+// output[i] = values[s] for every item i in [0, count), s its segment: each segment's value
+// repeated once per item of the segment (the segments' item counts scanned give the heads).
+// `segments` is segments_by_heads(heads, num_segments) with values[0, num_segments); items before
+// heads[0] are not written. Stream-ordered; throws as load_balance_search does.
+template <typename params = void, typename ValuesIt, typename Segments, typename Out>
+void interval_expand(ValuesIt values, std::int64_t count, Segments segments, Out output, context& ctx) {
+  detail::check_pointer("mgpu::interval_expand", "output", output, count);
+  detail::lbs_call<params>("mgpu::interval_expand", detail::expand_writer<Out>{output}, count, segments, values, ctx);
+}
+
+// output[i] = input[gather[s] + rank] for every item i in [0, count) (s its segment, rank its
+// position in it): segment s copies its heads[s + 1] - heads[s] items from input[gather[s], ...)
+// to output[heads[s], ...). gather[0, num_segments) holds each segment's source start.
+template <typename params = void, typename InputIt, typename Segments, typename GatherIt, typename Out>
+void interval_gather(InputIt input, std::int64_t count, Segments segments, GatherIt gather, Out output, context& ctx) {
+  detail::check_pointer("mgpu::interval_gather", "output", output, count);
+  detail::lbs_call<params>("mgpu::interval_gather", detail::gather_writer<InputIt, Out>{input, output}, count, segments,
+                           gather, ctx);
+}
+
+// output[scatter[s] + rank] = input[i] for every item i in [0, count): segment s copies
+// input[heads[s], heads[s + 1]) to output[scatter[s], ...). Destinations must not overlap (as any
+// scatter: which write lands is unspecified otherwise).
+template <typename params = void, typename InputIt, typename Segments, typename ScatterIt, typename Out>
+void interval_scatter(InputIt input, std::int64_t count, Segments segments, ScatterIt scatter, Out output,
+                      context& ctx) {
+  detail::check_pointer("mgpu::interval_scatter", "input", input, count);
+  detail::lbs_call<params>("mgpu::interval_scatter", detail::scatter_writer<InputIt, Out>{input, output}, count,
+                           segments, scatter, ctx);
+}
+
+// output[scatter[s] + rank] = input[gather[s] + rank]: segment s moves heads[s + 1] - heads[s]
+// items from input[gather[s], ...) to output[scatter[s], ...): a batch of memcpys of any lengths,
+// balanced over threads by length. count is the total number of items moved.
+template <typename params = void, typename InputIt, typename Segments, typename GatherIt, typename ScatterIt,
+          typename Out>
+void interval_move(InputIt input, std::int64_t count, Segments segments, GatherIt gather, ScatterIt scatter, Out output,
+                   context& ctx) {
+  MGPU_REQUIRE_SEGMENT_HEADS(Segments);
+  if constexpr (is_segment_heads_v<Segments>) {
+    detail::check_pointer("mgpu::interval_move", "gather", gather, segments.num_heads);
+    detail::check_pointer("mgpu::interval_move", "scatter", scatter, segments.num_heads);
+    detail::lbs_call<params>("mgpu::interval_move", detail::move_writer<InputIt, Out>{input, output}, count, segments,
+                             make_load_iterator(detail::move_starts_of<GatherIt, ScatterIt>{gather, scatter}), ctx);
+  }
+}
+
+}  // namespace mgpu

@@ -1,0 +1,208 @@
+// mgpu/algorithms/join.hpp
+//
+// join: the sort-merge join of two sorted key arrays. Every pair of equal keys (a[i], b[j]) is one
+// output row (i, j): a run of m equal keys in a against n in b gives m * n rows. Left and outer
+// joins add a row (i, -1) for each a[i] with no equal key in b; right and outer joins add (-1, j)
+// for each unmatched b[j], after all other rows.
+//
+// 1. Searches: each a[i]'s lower bound in b, and the number of b's keys equal to it (an
+//    upper-bound search); for right and outer joins, which b's have a match (the b side of the
+//    lower-bound search).
+// 2. Scans: a[i]'s rows start at the exclusive scan of its row counts (max(1, matches) for left
+//    and outer joins); unmatched b's get their positions after them the same way. Counts add with
+//    saturation, so a join of more than 2^63 - 1 rows is detected rather than wrapped.
+// 3. Rows: load-balancing search over the rows (a's row starts as segment heads) gives each row
+//    its a index (the segment) and its b index (the lower bound plus the rank); a transform writes
+//    the unmatched b's rows.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/checks.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../core/segments.hpp"
+#include "../platform/memory.hpp"
+#include "load_balance.hpp"
+#include "scan.hpp"
+#include "sorted_search.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mgpu {
+
+// Which rows a join keeps besides the matches: unmatched a's (left), unmatched b's (right), both.
+enum class join_kind { inner, left, right, outer };
+
+// The host form's result: rows (a_indices[r], b_indices[r]) for r in [0, count).
+struct join_result {
+  buffer<std::int64_t> a_indices, b_indices;
+  std::int64_t count = 0;
+};
+
+namespace detail {
+
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+
+// Addition of non-negative counts that stops at the largest std::int64_t (still associative).
+struct saturating_plus {
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t a, std::int64_t b) const {
+    return a > int64_max - b ? int64_max : a + b;
+  }
+};
+
+// An a's rows: its matches, or one row for an unmatched a in left and outer joins.
+struct rows_of_a {
+  bool keep_unmatched;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t matches) const {
+    return keep_unmatched && matches == 0 ? 1 : matches;
+  }
+};
+
+// 1 for a b without a match (its row in right and outer joins).
+struct unmatched {
+  MGPU_HOST_DEVICE std::int64_t operator()(unsigned char matched) const { return matched ? 0 : 1; }
+};
+
+// What an a's rows need: where its equal keys start in b, and how many there are.
+struct a_matches {
+  std::int64_t lower, count;
+};
+struct a_matches_of {
+  const std::int64_t* lower;
+  const std::int64_t* count;
+  MGPU_HOST_DEVICE a_matches operator()(std::int64_t i) const { return a_matches{lower[i], count[i]}; }
+};
+
+// Row `row` of a's rows: (segment, lower + rank), or (segment, -1) for an unmatched a. Rows at or
+// past the number of a's rows (the load-balancing search ran over the capacity) are not written.
+template <typename AOut, typename BOut>
+struct a_row_writer {
+  AOut a_out;
+  BOut b_out;
+  const std::int64_t* a_rows;
+  MGPU_DEVICE void operator()(std::int64_t row, std::int64_t segment, std::int64_t rank, const a_matches& m) const {
+    if (row >= *a_rows) return;
+    a_out[row] = segment;
+    b_out[row] = m.count ? m.lower + rank : std::int64_t(-1);
+  }
+};
+
+// The temporaries of a join and its counting passes (steps 1 and 2). totals[0]: a's rows, totals[1]:
+// unmatched b's rows (0 for inner and left joins).
+struct join_plan {
+  buffer<std::int64_t> lower, matches, a_row_starts, b_row_starts, totals;
+  buffer<unsigned char> b_matched;
+};
+
+template <typename params, typename AIt, typename BIt, typename Comp>
+join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_kind kind, Comp comp,
+                    context& ctx) {
+  check_count(fn, "a_count", a_count);
+  check_count(fn, "b_count", b_count);
+  check_pointer(fn, "a", a, a_count);
+  check_pointer(fn, "b", b, b_count);
+  const bool left = kind == join_kind::left || kind == join_kind::outer;
+  const bool right = kind == join_kind::right || kind == join_kind::outer;
+  join_plan plan{buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(a_count, ctx),
+                 buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(right ? b_count : 0, ctx),
+                 buffer<std::int64_t>(2, ctx),       buffer<unsigned char>(right ? b_count : 0, ctx)};
+  platform::memset_device(plan.totals.data(), 0, 2 * sizeof(std::int64_t), ctx.stream());
+  if (right)
+    sorted_search<bounds::lower, search_output::index, search_output::match, params>(
+        a, a_count, b, b_count, plan.lower.data(), plan.b_matched.data(), comp, ctx);
+  else
+    sorted_search<bounds::lower, search_output::index, search_output::none, params>(
+        a, a_count, b, b_count, plan.lower.data(), discard_iterator(), comp, ctx);
+  sorted_equality_count<params>(a, plan.lower.data(), a_count, b, b_count, plan.matches.data(), comp, ctx);
+  transform_exclusive_scan(plan.matches.data(), a_count, plan.a_row_starts.data(), std::int64_t(0), saturating_plus(),
+                           rows_of_a{left}, plan.totals.data(), ctx);
+  if (right)
+    transform_exclusive_scan(plan.b_matched.data(), b_count, plan.b_row_starts.data(), std::int64_t(0),
+                             saturating_plus(), unmatched(), plan.totals.data() + 1, ctx);
+  return plan;
+}
+
+// Step 3: writes rows [0, min(capacity, rows)) of a planned join, and the number of rows.
+template <typename params, typename AOut, typename BOut>
+void write_join(const char* fn, const join_plan& plan, std::int64_t a_count, std::int64_t b_count, AOut a_indices,
+                BOut b_indices, std::int64_t capacity, std::int64_t* row_count, context& ctx) {
+  const std::int64_t* totals = plan.totals.data();
+  // a's rows: segments are the a's, heads their first rows (they start at 0: every row has one).
+  // The search runs over `capacity` rows; the writer drops those past the last a's row.
+  load_balance_tiles<params_or<params, load_balance_params>>(
+      fn, a_row_writer<AOut, BOut>{a_indices, b_indices, totals}, capacity, plan.a_row_starts.data(), a_count,
+      make_load_iterator(a_matches_of{plan.lower.data(), plan.matches.data()}), ctx);
+  if (plan.b_matched.size()) {
+    const unsigned char* matched = plan.b_matched.data();
+    const std::int64_t* starts = plan.b_row_starts.data();
+    transform(
+        [=] MGPU_LAMBDA(std::int64_t j) {
+          std::int64_t row = totals[0] + starts[j];
+          if (!matched[j] && row < capacity) {
+            a_indices[row] = std::int64_t(-1);
+            b_indices[row] = j;
+          }
+        },
+        b_count, ctx);
+  }
+  transform([=] MGPU_LAMBDA(std::int64_t) { *row_count = saturating_plus()(totals[0], totals[1]); }, 1, ctx);
+}
+
+}  // namespace detail
+
+// The sort-merge join of a[0, a_count) and b[0, b_count), both sorted by comp (a strict weak
+// order), leaving everything on the device: rows (a_indices[r], b_indices[r]) ordered by a, then
+// by b (each a's matches in b's order); left and outer joins put (i, -1) where a[i] has no match;
+// right and outer joins append (-1, j) for each unmatched b[j], in b's order, after the other
+// rows. Writes the number of rows to *row_count (device memory), and rows [0, min(capacity,
+// rows)) to the outputs: never more than `capacity`. A caller that finds *row_count > capacity
+// runs it again with room enough. (A join of more than 2^63 - 1 rows reports 2^63 - 1.)
+// The host does not wait: the form for CUDA graphs and pipelines.
+// Throws std::invalid_argument for negative counts or capacity, or null pointers; in checked mode,
+// mgpu::precondition_error if an input is not sorted.
+template <typename params = void, typename AIt, typename BIt, typename AOut, typename BOut, typename Comp>
+void join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_indices, BOut b_indices,
+          std::int64_t capacity, std::int64_t* row_count, join_kind kind, Comp comp, context& ctx) {
+  const char* fn = "mgpu::join";
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
+  detail::check_count(fn, "capacity", capacity);
+  detail::checked_sum(fn, "capacity", capacity, "a_count", a_count);
+  detail::check_pointer(fn, "a_indices", a_indices, capacity);
+  detail::check_pointer(fn, "b_indices", b_indices, capacity);
+  detail::check_pointer(fn, "row_count", row_count, 1);
+  if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>) {
+    detail::join_plan plan = detail::plan_join<params>(fn, a, a_count, b, b_count, kind, comp, ctx);
+    detail::write_join<params>(fn, plan, a_count, b_count, a_indices, b_indices, capacity, row_count, ctx);
+  }
+}
+
+// The same, with the rows returned in buffers of exactly their number, which the host waits for
+// (the one call in the library that synchronizes). Throws std::invalid_argument as above, and if
+// the join has more than 2^63 - 1 rows (after the counting passes; nothing else is written).
+template <typename params = void, typename AIt, typename BIt, typename Comp>
+join_result join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_kind kind, Comp comp, context& ctx) {
+  const char* fn = "mgpu::join";
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
+  join_result result;
+  if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>) {
+    detail::join_plan plan = detail::plan_join<params>(fn, a, a_count, b, b_count, kind, comp, ctx);
+    std::vector<std::int64_t> totals = plan.totals.to_host();
+    std::int64_t rows = detail::saturating_plus()(totals[0], totals[1]);
+    if (rows == detail::int64_max)
+      detail::throw_argument(fn, "b", "joined with a gives more than 2^63 - 1 rows, more than std::int64_t counts");
+    result.a_indices = buffer<std::int64_t>(rows, ctx);
+    result.b_indices = buffer<std::int64_t>(rows, ctx);
+    buffer<std::int64_t> row_count(1, ctx);
+    detail::write_join<params>(fn, plan, a_count, b_count, result.a_indices.data(), result.b_indices.data(), rows,
+                               row_count.data(), ctx);
+    result.count = rows;
+  }
+  return result;
+}
+
+}  // namespace mgpu

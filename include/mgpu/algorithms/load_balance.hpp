@@ -1,0 +1,173 @@
+// mgpu/algorithms/load_balance.hpp
+//
+// Load-balancing search: for each of `count` work items, the segment that generated it, given the
+// segments' heads (the exclusive scan of the number of items each segment generates). It is the
+// inverse of that scan, and the partitioning behind every function that expands or contracts
+// data (interval moves, joins, segmented reduce): transform_lbs calls f(index, segment, rank)
+// once per item, with an equal share of items and heads per thread whatever the segment sizes.
+//
+// 1. Partition: one Merge Path search per tile of NV steps of the items-and-heads merge
+//    (load_balance_partitions).
+// 2. Each tile labels its items (cta_load_balance) and calls f for them, neighbouring threads on
+//    neighbouring items. With `segment_values`, the tile first loads the values of its segments
+//    into shared memory, so f receives its segment's value without a scattered read.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/checks.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../core/segments.hpp"
+#include "../cta/load_balance.hpp"
+#include "partition.hpp"
+#include "preconditions.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace mgpu {
+
+using load_balance_params = launch_params<128, 11>;
+
+// partitions[t] = the number of items before tile t's first step of the merge of items
+// [0, count) with heads[0, num_heads) (heads first on ties), for tiles of `spacing` steps: what
+// cta_load_balance::run needs. Stream-ordered.
+template <typename HeadIt>
+buffer<std::int64_t> load_balance_partitions(std::int64_t count, HeadIt heads, std::int64_t num_heads,
+                                             std::int64_t spacing, context& ctx) {
+  return merge_path_partitions<bounds::upper>(make_counting_iterator<std::int64_t>(0), count, heads, num_heads, spacing,
+                                              less<>(), ctx);
+}
+
+namespace detail {
+
+// The argument checks of every function on load-balancing search (heads in checked mode).
+template <typename HeadIt, typename ValuesIt>
+void check_load_balance(const char* fn, std::int64_t count, segment_heads<HeadIt> segments, ValuesIt values,
+                        context& ctx) {
+  check_count(fn, "count", count);
+  check_count(fn, "num_heads", segments.num_heads);
+  checked_sum(fn, "count", count, "num_heads", segments.num_heads);
+  check_pointer(fn, "heads", segments.heads, segments.num_heads);
+  if constexpr (!std::is_same<ValuesIt, empty_t>::value)
+    check_pointer(fn, "segment_values", values, segments.num_heads);
+  if (ctx.checked())
+    check_sorted_indices(fn, "heads", segments.heads, segments.num_heads, 0, count, "[0, count]", false, ctx);
+}
+
+// A tile's shared memory: the load-balancing search's, and the cached values of its segments.
+template <typename LBS, typename V, int N>
+struct lbs_tile_storage {
+  typename LBS::storage_t lbs;
+  V values[N];
+};
+
+// A CTA that labels its tile and calls f for every item in it: f(index, segment, rank), plus the
+// segment's value when there are values to cache. Items before the first head have segment -1
+// and are passed too; the public functions decide what to do with them. No argument checks.
+template <typename P, typename F, typename HeadIt, typename ValuesIt>
+void load_balance_tiles(const char* fn, F f, std::int64_t count, HeadIt heads, std::int64_t num_heads, ValuesIt values,
+                        context& ctx) {
+  constexpr bool cached = !std::is_same<ValuesIt, empty_t>::value;
+  using value_t = std::conditional_t<cached, iterator_value_t<std::conditional_t<cached, ValuesIt, int*>>, empty_t>;
+  if (count == 0) return;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  buffer<std::int64_t> partitions = load_balance_partitions(count, heads, num_heads, NV, ctx);
+  const std::int64_t* p = partitions.data();
+  using lbs = cta_load_balance<NT, VT>;
+  using storage_t = lbs_tile_storage<lbs, value_t, cached ? NV + 1 : 1>;
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<storage_t> storage;
+    storage_t& s = storage.get();
+    F call = f;  // (captured outside `if constexpr`, as nvcc requires)
+    ValuesIt segment_values = values;
+    typename lbs::tile_t t = lbs::run(tid, tile, count, heads, num_heads, p, s.lbs);
+    if constexpr (!std::is_same<ValuesIt, empty_t>::value) {  // (not `cached`: nvcc would capture it)
+      for (int k = tid; k < t.segment_count; k += P::nt)
+        if (t.segment_begin + k >= 0) s.values[k] = segment_values[t.segment_begin + k];
+      __syncthreads();
+    }
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      int j = NT * i + tid;
+      if (j < t.item_count) {
+        if constexpr (!std::is_same<ValuesIt, empty_t>::value)
+          call(t.item_begin + j, t.segment(j), t.rank(j), s.values[t.local_segment(j)]);
+        else
+          call(t.item_begin + j, t.segment(j), t.rank(j));
+      }
+    }
+  };
+  cta_launch<P>(kernel, num_tiles<P>(count + num_heads, fn), ctx);
+}
+
+// Calls f for the items in a segment only.
+template <typename F>
+struct in_segments_only {
+  F f;
+  template <typename... Value>
+  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t segment, std::int64_t rank, const Value&... v) const {
+    if (segment >= 0) f(index, segment, rank, v...);
+  }
+};
+
+// A public function on load-balancing search: checks, then f(index, segment, rank[, value]) for
+// every item in a segment.
+template <typename params, typename F, typename Segments, typename ValuesIt>
+void lbs_call(const char* fn, F f, std::int64_t count, Segments segments, ValuesIt values, context& ctx) {
+  MGPU_REQUIRE_SEGMENT_HEADS(Segments);
+  if constexpr (is_segment_heads_v<Segments>) {
+    check_load_balance(fn, count, segments, values, ctx);
+    load_balance_tiles<params_or<params, load_balance_params>>(fn, in_segments_only<F>{f}, count, segments.heads,
+                                                               segments.num_heads, values, ctx);
+  }
+}
+
+// output[index] = segment.
+template <typename Out>
+struct segment_writer {
+  Out output;
+  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t segment, std::int64_t) const { output[index] = segment; }
+};
+
+}  // namespace detail
+
+// Load-balancing search: output[i] = the segment of work item i, for i in [0, count): the last
+// segment whose head is at or before i (std::upper_bound(heads, heads + num_heads, i) - 1), or -1
+// for an item before the first head. `segments` is segments_by_heads(heads, num_segments), the
+// heads sorted ascending (the exclusive scan of the segments' item counts; empty segments repeat a
+// head). Output values are converted to the output's type. Stream-ordered.
+// Throws std::invalid_argument for negative counts or null pointers; in checked mode,
+// mgpu::precondition_error if the heads are not sorted or not in [0, count].
+template <typename params = void, typename Segments, typename Out>
+void load_balance_search(std::int64_t count, Segments segments, Out output, context& ctx) {
+  const char* fn = "mgpu::load_balance_search";
+  MGPU_REQUIRE_SEGMENT_HEADS(Segments);
+  detail::check_pointer(fn, "output", output, count);
+  if constexpr (is_segment_heads_v<Segments>) {
+    detail::check_load_balance(fn, count, segments, empty_t(), ctx);
+    detail::load_balance_tiles<params_or<params, load_balance_params>>(
+        fn, detail::segment_writer<Out>{output}, count, segments.heads, segments.num_heads, empty_t(), ctx);
+  }
+}
+
+// Calls f(index, segment, rank) on the device for every work item index in [0, count) that lies in
+// a segment: segment as load_balance_search finds it, rank = index - heads[segment] its position
+// within the segment. Each thread's items are NT apart, so neighbouring threads get neighbouring
+// items. f is a device lambda (MGPU_LAMBDA) or functor. Stream-ordered. Throws as
+// load_balance_search does.
+template <typename params = void, typename F, typename Segments>
+void transform_lbs(F f, std::int64_t count, Segments segments, context& ctx) {
+  transform_lbs<params>(f, count, segments, empty_t(), ctx);
+}
+
+// As above, with each segment's value cached: f(index, segment, rank, segment_values[segment]).
+// The values of a tile's segments are loaded once, coalesced, into shared memory.
+// (segment_values of type empty_t: the form above.)
+template <typename params = void, typename F, typename Segments, typename ValuesIt>
+void transform_lbs(F f, std::int64_t count, Segments segments, ValuesIt segment_values, context& ctx) {
+  detail::lbs_call<params>("mgpu::transform_lbs", f, count, segments, segment_values, ctx);
+}
+
+}  // namespace mgpu

@@ -1,0 +1,310 @@
+// mgpu/algorithms/sorted_search.hpp
+//
+// sorted_search: vectorized search of sorted needles in a sorted haystack, as a merge. Merging
+// a and b visits every element of both in order; when an element of a is taken, the elements of b
+// taken before it are exactly those that bound it, and the other way round. So one Merge Path
+// pass (partition, then a serial merge per thread that emits indices instead of keys) finds the
+// bounds of every element of a in b and of every element of b in a, in O(a_count + b_count),
+// with coalesced loads. With bounds::lower, a goes first on ties: a gets its lower bound in b
+// and b its upper bound in a; bounds::upper is the reverse. Match flags compare an element with
+// the neighbour the bound points at, so each tile also loads one element on either side of its
+// ranges. Needles much fewer than the haystack (and no output for b) take one binary search each
+// instead, which touches only O(a_count log b_count) of b.
+//
+// sorted_equality_count: per element of a, how many elements of b equal it: an upper-bound search
+// whose output, instead of being stored, is combined with the lower bounds the caller passes.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/checks.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../cta/cta_reduce.hpp"
+#include "../cta/loadstore.hpp"
+#include "../cta/search.hpp"
+#include "../platform/memory.hpp"
+#include "partition.hpp"
+#include "preconditions.hpp"
+
+#include <cstdint>
+#include <iterator>
+#include <type_traits>
+
+namespace mgpu {
+
+// What sorted_search writes for each element of one input.
+enum class search_output {
+  none,         // nothing: the output is not touched (pass discard_iterator() or nullptr)
+  index,        // the bound: an index into the other input
+  match,        // 1 if the other input holds a key equal to it (neither orders before the other), else 0
+  index_match,  // the bound, with the match flag in the most significant bit of the output's integer type
+};
+
+template <typename K>
+using sorted_search_params = launch_params<128, (sizeof(K) > 8 ? 7 : 11)>;
+
+namespace detail {
+
+constexpr bool writes_index(search_output k) { return k == search_output::index || k == search_output::index_match; }
+constexpr bool writes_match(search_output k) { return k == search_output::match || k == search_output::index_match; }
+
+// The integer type a search output holds: a pointer's element type, an iterator's value type if it
+// is an integer, else std::int64_t (store_iterator, discard_iterator).
+template <typename Out, typename = void>
+struct search_result {
+  using type = std::int64_t;
+};
+template <typename Out>
+struct search_result<Out, std::enable_if_t<std::is_integral<typename std::iterator_traits<Out>::value_type>::value>> {
+  using type = std::remove_cv_t<typename std::iterator_traits<Out>::value_type>;
+};
+template <typename Out>
+using search_result_t = typename search_result<Out>::type;
+
+// The value written for one element: its bound, its match flag, or the bound with the flag in the
+// most significant bit.
+template <search_output kind, typename R>
+MGPU_HOST_DEVICE R search_value(std::int64_t bound, bool match) {
+  using U = std::make_unsigned_t<R>;
+  if constexpr (kind == search_output::match) return R(match);
+  if constexpr (kind == search_output::index) return R(bound);
+  return R(U(bound) | (U(match) << (8 * sizeof(R) - 1)));
+}
+
+// The bound of one needle in haystack[0, count) by binary search, with its match flag: lower
+// bound, matching haystack[bound]; upper bound, matching haystack[bound - 1].
+template <bounds B, typename It, typename Key, typename Comp>
+MGPU_HOST_DEVICE std::int64_t search_one(It haystack, std::int64_t count, const Key& needle, Comp comp, bool& match) {
+  std::int64_t bound = binary_search<B>(haystack, count, needle, comp);
+  match = B == bounds::lower ? bound < count && !comp(needle, haystack[bound])
+                             : bound > 0 && !comp(haystack[bound - 1], needle);
+  return bound;
+}
+
+// Whether to search each needle by itself: about a_count * log2(b_count) reads instead of
+// a_count + b_count.
+inline bool binary_search_pays(std::int64_t a_count, std::int64_t b_count) {
+  return a_count * (ceil_log2(b_count + 1) + 1) < (a_count + b_count) / 4;
+}
+
+template <int NV, typename K>
+struct sorted_search_storage {
+  K keys[NV + 5];            // the tile's a and b ranges, one neighbour on either side of each, and one past
+  std::int64_t results[NV];  // a's outputs, then b's, in tile order
+};
+
+template <bounds B, search_output A_OUT, search_output B_OUT, typename params, typename AIt, typename BIt,
+          typename AOut, typename BOut, typename Comp>
+void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_out,
+                        BOut b_out, std::int64_t* a_match_count, std::int64_t* b_match_count, Comp comp, context& ctx) {
+  using K = iterator_value_t<AIt>;
+  using RA = search_result_t<AOut>;
+  using RB = search_result_t<BOut>;
+  static_assert(A_OUT == search_output::none || std::is_integral<RA>::value, "search outputs hold integers");
+  check_count(fn, "a_count", a_count);
+  check_count(fn, "b_count", b_count);
+  const std::int64_t total = checked_sum(fn, "a_count", a_count, "b_count", b_count);
+  check_pointer(fn, "a", a, a_count);
+  check_pointer(fn, "b", b, b_count);
+  if constexpr (A_OUT != search_output::none) check_pointer(fn, "a_output", a_out, a_count);
+  if constexpr (B_OUT != search_output::none) check_pointer(fn, "b_output", b_out, b_count);
+  if (a_match_count && !writes_match(A_OUT))
+    throw_argument(fn, "a_match_count", "needs a match output for a (search_output::match or index_match)");
+  if (b_match_count && !writes_match(B_OUT))
+    throw_argument(fn, "b_match_count", "needs a match output for b (search_output::match or index_match)");
+  if (ctx.checked()) {
+    check_sorted(fn, "a", a, a_count, comp, ctx);
+    check_sorted(fn, "b", b, b_count, comp, ctx);
+  }
+  using P = params_or<params, sorted_search_params<K>>;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+
+  // Temporaries first (a failed allocation writes nothing), then the counts start at zero.
+  const bool needle_by_needle = B_OUT == search_output::none && binary_search_pays(a_count, b_count);
+  buffer<std::int64_t> partitions = needle_by_needle || total == 0
+                                        ? buffer<std::int64_t>()
+                                        : merge_path_partitions<B>(a, a_count, b, b_count, NV, comp, ctx);
+  for (std::int64_t* counter : {a_match_count, b_match_count})
+    if (counter) platform::memset_device(counter, 0, sizeof(std::int64_t), ctx.stream());
+  if (total == 0) return;
+
+  if (needle_by_needle) {
+    if constexpr (B_OUT == search_output::none) {
+      unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
+      transform(
+          [=] MGPU_LAMBDA(std::int64_t i) {
+            bool match;
+            std::int64_t bound = search_one<B>(b, b_count, K(a[i]), comp, match);
+            AOut a_dst = a_out;  // (captured outside `if constexpr`, as nvcc requires)
+            if constexpr (A_OUT != search_output::none) a_dst[i] = search_value<A_OUT, RA>(bound, match);
+            if (a_matches && match) atomicAdd(a_matches, 1ull);
+          },
+          a_count, ctx);
+    }
+    return;
+  }
+
+  // Which neighbours the match flags compare with (see the file comment): with bounds::lower an a
+  // matches b[bound] (past its range's end) and a b matches a[bound - 1] (before its range's start).
+  constexpr bool neighbours = writes_match(A_OUT) || writes_match(B_OUT);
+  const std::int64_t* p = partitions.data();
+  unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
+  unsigned long long* b_matches = reinterpret_cast<unsigned long long*>(b_match_count);
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<sorted_search_storage<NV, K>> storage;
+    __shared__ typename cta_reduce<NT, unsigned long long>::storage_t reduce_storage;
+    sorted_search_storage<NV, K>& s = storage.get();
+    // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
+    // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
+    std::int64_t first = std::int64_t(tile) * NV, last = first + NV < total ? first + NV : total;
+    std::int64_t a0 = p[tile], a1 = p[tile + 1], b0 = first - a0, b1 = last - a1;
+    std::int64_t a_lo = neighbours && a0 > 0 ? a0 - 1 : a0, a_hi = neighbours && a1 < a_count ? a1 + 1 : a1;
+    std::int64_t b_lo = neighbours && b0 > 0 ? b0 - 1 : b0, b_hi = neighbours && b1 < b_count ? b1 + 1 : b1;
+    int a_len = int(a_hi - a_lo), b_len = int(b_hi - b_lo);
+    load_two_lists_to_shared<NT, VT + 1>(a + a_lo, a_len, b + b_lo, b_len, tid, s.keys);
+    // Positions in keys[] of the ranges' starts and ends.
+    int a_begin = int(a0 - a_lo), a_end = a_begin + int(a1 - a0);
+    int b_begin = a_len + int(b0 - b_lo), b_end = b_begin + int(b1 - b0);
+    int a_n = a_end - a_begin, tile_total = a_n + (b_end - b_begin);
+
+    // This thread's VT steps of the merge, from its Merge Path split.
+    int diag = VT * tid < tile_total ? VT * tid : tile_total;
+    int split = merge_path<B>(s.keys + a_begin, a_n, s.keys + b_begin, b_end - b_begin, diag, comp);
+    int ai = a_begin + split, bi = b_begin + diag - split;
+    unsigned long long matched = 0;  // a's in the low half, b's in the high half
+    MGPU_UNROLL
+    for (int step = 0; step < VT; ++step) {
+      if (diag + step >= tile_total) break;
+      K a_key = s.keys[ai], b_key = s.keys[bi];
+      bool take_a = bi >= b_end || (ai < a_end && (B == bounds::lower ? !comp(b_key, a_key) : comp(a_key, b_key)));
+      if (take_a) {
+        // a's bound is the b position reached; its neighbour there was loaded if it exists.
+        std::int64_t bound = b0 + (bi - b_begin);
+        bool match = false;
+        if constexpr (writes_match(A_OUT))
+          match =
+              B == bounds::lower ? bound < b_count && !comp(a_key, b_key) : bound > 0 && !comp(s.keys[bi - 1], a_key);
+        if constexpr (A_OUT != search_output::none) s.results[ai - a_begin] = search_value<A_OUT, RA>(bound, match);
+        matched += match;
+        ++ai;
+      } else {
+        std::int64_t bound = a0 + (ai - a_begin);
+        bool match = false;
+        if constexpr (writes_match(B_OUT))
+          match = B == bounds::lower ? bound > 0 && !comp(s.keys[ai - 1], b_key)
+                                     : bound < a_count && !comp(b_key, s.keys[ai]);
+        if constexpr (B_OUT != search_output::none)
+          s.results[a_n + bi - b_begin] = search_value<B_OUT, RB>(bound, match);
+        matched += (unsigned long long)match << 32;
+        ++bi;
+      }
+    }
+    __syncthreads();
+    AOut a_dst = a_out;  // (captured outside `if constexpr`, as nvcc requires)
+    BOut b_dst = b_out;
+    for (int j = tid; j < tile_total; j += NT) {
+      if (j < a_n) {
+        if constexpr (A_OUT != search_output::none) a_dst[a0 + j] = RA(s.results[j]);
+      } else {
+        if constexpr (B_OUT != search_output::none) b_dst[b0 + j - a_n] = RB(s.results[j]);
+      }
+    }
+    if (a_matches || b_matches) {
+      unsigned long long both = cta_reduce<NT, unsigned long long>::reduce(tid, matched, reduce_storage, plus<>());
+      if (tid == 0) {
+        if (a_matches && (both & 0xffffffffull)) atomicAdd(a_matches, both & 0xffffffffull);
+        if (b_matches && (both >> 32)) atomicAdd(b_matches, both >> 32);
+      }
+    }
+  };
+  cta_launch<P>(kernel, num_tiles<P>(total, fn), ctx);
+}
+
+// counts[i] = op(lower_bounds[i], upper_bound): stores an upper-bound search's output for a[i].
+template <typename LowerIt, typename CountIt, typename Op>
+struct equality_count_writer {
+  LowerIt lower_bounds;
+  CountIt counts;
+  Op op;
+  MGPU_HOST_DEVICE void operator()(std::int64_t upper_bound, std::int64_t i) const {
+    counts[i] = op(std::int64_t(lower_bounds[i]), upper_bound);
+  }
+};
+
+}  // namespace detail
+
+// The number of equal keys from lower and upper bounds: upper - lower.
+struct equal_range_size {
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t lower, std::int64_t upper) const { return upper - lower; }
+};
+
+// Vectorized sorted search: for every element of a, its bound in b, and for every element of b,
+// its bound in a, in one linear pass (both must be sorted by comp, a strict weak order).
+//   B = bounds::lower: a[i] gets its lower bound in b (the number of b's elements ordered before
+//     it: std::lower_bound); b[j] gets its upper bound in a (the number of a's elements not
+//     ordered after it: std::upper_bound).
+//   B = bounds::upper: a[i] gets its upper bound in b, b[j] its lower bound in a.
+// A_OUT and B_OUT choose what is written to a_output[i] and b_output[j] (search_output): the
+// bound, the match flag (1 if the other input holds a key equal to it), both (the flag in the most
+// significant bit of the output's integer type), or nothing. a_match_count and b_match_count, if
+// not null, receive the number of a's (b's) elements that have a match; they need a match output
+// on their side. Outputs are written to device memory; the host does not wait.
+// Throws std::invalid_argument for negative counts, null pointers, or a count without a match
+// output; in checked mode, mgpu::precondition_error if an input is not sorted.
+// Template arguments: B, A_OUT, B_OUT (they say what is computed), then the tuning shape.
+template <bounds B, search_output A_OUT, search_output B_OUT, typename params = void, typename AIt, typename BIt,
+          typename AOut, typename BOut, typename Comp>
+void sorted_search(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_output, BOut b_output,
+                   std::int64_t* a_match_count, std::int64_t* b_match_count, Comp comp, context& ctx) {
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
+  if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>)
+    detail::sorted_search_impl<B, A_OUT, B_OUT, params>("mgpu::sorted_search", a, a_count, b, b_count, a_output,
+                                                        b_output, a_match_count, b_match_count, comp, ctx);
+}
+
+// The same without match counts.
+template <bounds B, search_output A_OUT, search_output B_OUT, typename params = void, typename AIt, typename BIt,
+          typename AOut, typename BOut, typename Comp>
+void sorted_search(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_output, BOut b_output, Comp comp,
+                   context& ctx) {
+  sorted_search<B, A_OUT, B_OUT, params>(a, a_count, b, b_count, a_output, b_output, nullptr, nullptr, comp, ctx);
+}
+
+// The short form: indices[i] = the lower (or upper) bound of needles[i] in haystack, as
+// std::lower_bound (std::upper_bound) would find it; both sorted by comp.
+template <bounds B = bounds::lower, typename params = void, typename NeedleIt, typename HaystackIt, typename Out,
+          typename Comp>
+void sorted_search(NeedleIt needles, std::int64_t needles_count, HaystackIt haystack, std::int64_t haystack_count,
+                   Out indices, Comp comp, context& ctx) {
+  sorted_search<B, search_output::index, search_output::none, params>(needles, needles_count, haystack, haystack_count,
+                                                                      indices, discard_iterator(), comp, ctx);
+}
+
+// counts[i] = op(lower_bounds[i], u) for each a[i], where u is the upper bound of a[i] in b and
+// lower_bounds[i] is its lower bound (from sorted_search): with the default op, the number of
+// b's elements equal to a[i]. lower_bounds shares a_count with a, so it comes before it.
+template <typename params = void, typename AIt, typename LowerIt, typename BIt, typename CountIt, typename Comp,
+          typename Op>
+void sorted_equality_count(AIt a, LowerIt lower_bounds, std::int64_t a_count, BIt b, std::int64_t b_count,
+                           CountIt counts, Comp comp, Op op, context& ctx) {
+  const char* fn = "mgpu::sorted_equality_count";
+  detail::check_count(fn, "a_count", a_count);
+  detail::check_pointer(fn, "lower_bounds", lower_bounds, a_count);
+  detail::check_pointer(fn, "counts", counts, a_count);
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
+  if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>)
+    detail::sorted_search_impl<bounds::upper, search_output::index, search_output::none, params>(
+        fn, a, a_count, b, b_count,
+        make_store_iterator(detail::equality_count_writer<LowerIt, CountIt, Op>{lower_bounds, counts, op}),
+        discard_iterator(), nullptr, nullptr, comp, ctx);
+}
+
+// The same with op = equal_range_size (upper - lower).
+template <typename params = void, typename AIt, typename LowerIt, typename BIt, typename CountIt, typename Comp>
+void sorted_equality_count(AIt a, LowerIt lower_bounds, std::int64_t a_count, BIt b, std::int64_t b_count,
+                           CountIt counts, Comp comp, context& ctx) {
+  sorted_equality_count<params>(a, lower_bounds, a_count, b, b_count, counts, comp, equal_range_size(), ctx);
+}
+
+}  // namespace mgpu

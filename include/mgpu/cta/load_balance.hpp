@@ -1,0 +1,112 @@
+// mgpu/cta/load_balance.hpp
+//
+// Load-balancing search in one CTA: which segment each of a tile's work items belongs to.
+//
+// Work items [0, count) are grouped into segments by their heads: segment s starts at item
+// heads[s] (heads sorted ascending; the exclusive scan of per-segment item counts is one). Item i
+// belongs to the last segment whose head is at or before it, s = upper_bound(heads, i) - 1, at
+// rank i - heads[s] within it; items before heads[0] belong to no segment (s = -1). Merging the
+// items with the heads, heads first on ties (merge_path<bounds::upper>), visits every item right
+// after the head of its segment. So the merged sequence is cut into tiles of NV = NT * VT steps
+// (load_balance_partitions: one Merge Path search per tile), and in each tile every thread walks
+// VT steps serially, labelling the items it passes with the number of heads it has passed. Work
+// per tile is the same whether its items come from one segment or from thousands of empty ones.
+#pragma once
+
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../core/types.hpp"
+#include "search.hpp"
+
+#include <cstdint>
+
+namespace mgpu {
+
+// One tile's ranges of the items-and-heads merge: items [item_begin, item_end), heads
+// [head_begin, head_end), clamped so that even partitions of unsorted heads (undefined behaviour
+// unchecked) keep every access inside the arrays and the tile.
+struct lbs_range {
+  std::int64_t item_begin, item_end, head_begin, head_end;
+
+  // Tile `tile` (of NV merge steps) from its partitions: p[tile], p[tile + 1] items precede its start
+  // and end.
+  MGPU_HOST_DEVICE static std::int64_t clamp(std::int64_t x, std::int64_t lo, std::int64_t hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+  }
+
+  MGPU_HOST_DEVICE static lbs_range of_tile(int tile, int nv, std::int64_t count, std::int64_t num_heads,
+                                            const std::int64_t* p) {
+    std::int64_t first = std::int64_t(tile) * nv, total = count + num_heads;
+    std::int64_t last = first + nv < total ? first + nv : total;
+    lbs_range r;
+    r.item_begin = clamp(p[tile], 0, count);
+    r.item_end = clamp(p[tile + 1], r.item_begin, count);
+    r.head_begin = clamp(first - r.item_begin, 0, num_heads);
+    std::int64_t room = (last - first) - (r.item_end - r.item_begin);
+    r.head_end = clamp(last - r.item_end, r.head_begin, r.head_begin + (room > 0 ? room : 0));
+    r.head_end = r.head_end < num_heads ? r.head_end : num_heads;
+    return r;
+  }
+};
+
+template <int NT, int VT>
+struct cta_load_balance {
+  static constexpr int nv = NT * VT;
+
+  struct storage_t {
+    std::int64_t heads[nv + 1];  // heads[head_begin - 1, head_end): the tile's heads and the one before
+    int local_segment[nv];       // per item of the tile: its segment - (head_begin - 1)
+  };
+
+  // What run() found, read back from the storage (valid until the storage is reused).
+  struct tile_t {
+    std::int64_t item_begin;  // the tile's items are [item_begin, item_begin + item_count)
+    int item_count;
+    std::int64_t segment_begin;  // the segment of local segment 0 (head_begin - 1; -1 for none)
+    int segment_count;           // local segments [0, segment_count) cover the tile's items
+    const storage_t* storage;
+
+    // The local segment of the tile's item j: segment(j) - segment_begin.
+    MGPU_DEVICE int local_segment(int j) const { return storage->local_segment[j]; }
+    // The segment of item item_begin + j, or -1 if it lies before the first head.
+    MGPU_DEVICE std::int64_t segment(int j) const { return segment_begin + storage->local_segment[j]; }
+    // Its rank within its segment (meaningless where segment(j) is -1).
+    MGPU_DEVICE std::int64_t rank(int j) const { return item_begin + j - storage->heads[storage->local_segment[j]]; }
+  };
+
+  // Labels the items of tile `tile` of the merge of items [0, count) with heads[0, num_heads),
+  // given partitions p from load_balance_partitions with spacing nv. All NT threads call it;
+  // it ends with a barrier, so every thread may read any item's label at once.
+  template <typename HeadIt>
+  MGPU_DEVICE static tile_t run(int tid, int tile, std::int64_t count, HeadIt heads, std::int64_t num_heads,
+                                const std::int64_t* p, storage_t& s) {
+    lbs_range r = lbs_range::of_tile(tile, nv, count, num_heads, p);
+    int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
+    // s.heads[k] = heads[head_begin - 1 + k]; the head before the first exists unless it is 0.
+    for (int k = tid; k <= head_count; k += NT) {
+      std::int64_t h = r.head_begin - 1 + k;
+      s.heads[k] = h >= 0 ? std::int64_t(heads[h]) : std::int64_t(0);
+    }
+    __syncthreads();
+
+    int diag = VT * tid < items + head_count ? VT * tid : items + head_count;
+    const std::int64_t* tile_heads = s.heads + 1;
+    int split = merge_path<bounds::upper>(make_counting_iterator<std::int64_t>(r.item_begin), items, tile_heads,
+                                          head_count, diag, less<>());
+    int item = split, head = diag - split;
+    MGPU_UNROLL
+    for (int step = 0; step < VT; ++step) {
+      bool take_item = head >= head_count || (item < items && r.item_begin + item < tile_heads[head]);
+      if (diag + step < items + head_count) {
+        if (take_item)
+          s.local_segment[item++] = head;
+        else
+          ++head;
+      }
+    }
+    __syncthreads();
+    return tile_t{r.item_begin, items, r.head_begin - 1, head_count + 1, &s};
+  }
+};
+
+}  // namespace mgpu

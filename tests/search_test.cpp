@@ -1,0 +1,524 @@
+// The search family against serial references (tests/references/search.hpp): sorted_search with
+// every bound and output kind, match counts and output types; sorted_equality_count;
+// load_balance_search, transform_lbs (with and without cached values); interval expand, gather,
+// scatter and move; joins of every kind, both forms. Sizes around the tile, empty sides, all keys
+// equal, no matches, empty and huge segments, float keys, a user struct, bad arguments.
+#include "references/search.hpp"
+#include "test_util.hpp"
+
+#include <mgpu/mgpu.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace mgpu_test;
+using mgpu::bounds;
+using mgpu::search_output;
+
+namespace {
+
+constexpr int search_nv = mgpu::sorted_search_params<int>::nv;
+constexpr int lbs_nv = mgpu::load_balance_params::nv;
+
+template <typename K, typename Comp>
+std::vector<K> sorted_random(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng, Comp comp) {
+  std::vector<K> v = random_keys<K>(n, distinct, rng);
+  std::sort(v.begin(), v.end(), comp);
+  return v;
+}
+
+// The expected output of one side: the bound, the match flag, or both with the flag in the most
+// significant bit of R.
+template <search_output kind, typename R>
+std::vector<R> expected_output(const std::vector<std::int64_t>& bounds_, const std::vector<bool>& matches,
+                               std::size_t n) {
+  if (kind == search_output::none) return std::vector<R>(n, poison<R>());
+  std::vector<R> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    using U = std::make_unsigned_t<R>;
+    if (kind == search_output::index) out.push_back(R(bounds_[i]));
+    if (kind == search_output::match) out.push_back(R(matches[i]));
+    if (kind == search_output::index_match) out.push_back(R(U(bounds_[i]) | (U(matches[i]) << (8 * sizeof(R) - 1))));
+  }
+  return out;
+}
+
+// One sorted_search call against the references, with match counts where a side has matches.
+template <bounds B, search_output KA, search_output KB, typename R = int, typename K, typename Comp>
+void check_search(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K>& b, Comp comp,
+                  const std::string& what) {
+  SCOPED_TRACE(what + ": a_count=" + std::to_string(a.size()) + " b_count=" + std::to_string(b.size()) +
+               " bounds=" + (B == bounds::lower ? "lower" : "upper") + " kinds=" + std::to_string(int(KA)) + "," +
+               std::to_string(int(KB)));
+  std::vector<bool> a_match, b_match;
+  // bounds::lower: a's lower bounds in b, b's upper bounds in a.
+  std::vector<std::int64_t> a_bound = mgpu_ref::bounds_of(a, b, B == bounds::upper, comp, &a_match);
+  std::vector<std::int64_t> b_bound = mgpu_ref::bounds_of(b, a, B == bounds::lower, comp, &b_match);
+  std::int64_t n = std::int64_t(a.size()), m = std::int64_t(b.size());
+  mgpu::buffer<K> da(a, ctx), db(b, ctx);
+  mgpu::buffer<R> a_out = poisoned<R>(n, ctx), b_out = poisoned<R>(m, ctx);
+  constexpr bool a_counts = KA == search_output::match || KA == search_output::index_match;
+  constexpr bool b_counts = KB == search_output::match || KB == search_output::index_match;
+  mgpu::buffer<std::int64_t> counts = poisoned<std::int64_t>(2, ctx);
+  mgpu::sorted_search<B, KA, KB>(da.data(), n, db.data(), m, a_out.data(), b_out.data(),
+                                 a_counts ? counts.data() : nullptr, b_counts ? counts.data() + 1 : nullptr, comp, ctx);
+  EXPECT_TRUE(same(expected_output<KA, R>(a_bound, a_match, a.size()), a_out.to_host())) << "a's output";
+  EXPECT_TRUE(same(expected_output<KB, R>(b_bound, b_match, b.size()), b_out.to_host())) << "b's output";
+  std::vector<std::int64_t> got_counts = counts.to_host();
+  if (a_counts) {
+    EXPECT_EQ(got_counts[0], std::count(a_match.begin(), a_match.end(), true)) << "a's match count";
+  }
+  if (b_counts) {
+    EXPECT_EQ(got_counts[1], std::count(b_match.begin(), b_match.end(), true)) << "b's match count";
+  }
+}
+
+// Every output kind for both sides, both bounds.
+template <typename K, typename Comp>
+void check_every_kind(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K>& b, Comp comp,
+                      const std::string& what) {
+  constexpr search_output none = search_output::none, index = search_output::index, match = search_output::match,
+                          both = search_output::index_match;
+  check_search<bounds::lower, index, none>(ctx, a, b, comp, what);
+  check_search<bounds::upper, index, none>(ctx, a, b, comp, what);
+  check_search<bounds::lower, both, both>(ctx, a, b, comp, what);
+  check_search<bounds::upper, both, both>(ctx, a, b, comp, what);
+  check_search<bounds::lower, match, index>(ctx, a, b, comp, what);
+  check_search<bounds::upper, none, match>(ctx, a, b, comp, what);
+  check_search<bounds::lower, none, both, std::int64_t>(ctx, a, b, comp, what);
+  check_search<bounds::upper, match, none, std::int64_t>(ctx, a, b, comp, what);
+}
+
+}  // namespace
+
+MGPU_TEST(SortedSearch, SeedDemonstrations) {
+  mgpu::context ctx;
+  // The seeds' second demonstration, first rows: lower bounds of A into B and upper bounds of B
+  // into A, with * for matches.
+  std::vector<int> a{0, 3, 5, 13, 14, 15, 16, 18, 18, 21, 24, 26, 26, 30, 31, 32};
+  std::vector<int> b{1, 2, 15, 23, 24, 25, 25, 25, 25, 27, 27, 29, 30, 31, 33, 33};
+  mgpu::buffer<int> da(a, ctx), db(b, ctx), ai(16, ctx), bi(16, ctx);
+  mgpu::sorted_search<bounds::lower, search_output::index_match, search_output::index_match>(
+      da.data(), 16, db.data(), 16, ai.data(), bi.data(), mgpu::less<>(), ctx);
+  const int m = int(0x80000000u);
+  EXPECT_TRUE(same(std::vector<int>{0, 2, 2, 2, 2, m | 2, 3, 3, 3, 3, m | 4, 9, 9, m | 12, m | 13, 14}, ai.to_host()));
+  EXPECT_TRUE(same(std::vector<int>{1, 1, m | 6, 10, m | 11, 11, 11, 11, 11, 13, 13, 13, m | 14, m | 15, 16, 16},
+                   bi.to_host()));
+}
+
+MGPU_TEST(SortedSearch, EveryKindAroundTheTile) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv - 1), std::int64_t(search_nv),
+                         std::int64_t(search_nv + 1), std::int64_t(3 * search_nv + 5)})
+    for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv), std::int64_t(2 * search_nv + 7)})
+      check_every_kind(ctx, sorted_random<int>(n, 50, rng, mgpu::less<>()),
+                       sorted_random<int>(m, 50, rng, mgpu::less<>()), mgpu::less<>(), "few distinct");
+}
+
+MGPU_TEST(SortedSearch, LargeAndSkewed) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::int64_t large = quick() ? 20 * search_nv : (1 << 19) + 3;
+  auto lt = mgpu::less<>();
+  check_every_kind(ctx, sorted_random<int>(large, large, rng, lt), sorted_random<int>(large / 2, large, rng, lt), lt,
+                   "many distinct");
+  check_every_kind(ctx, sorted_random<int>(large, 7, rng, lt), sorted_random<int>(large, 7, rng, lt), lt, "7 distinct");
+  check_every_kind(ctx, std::vector<int>(std::size_t(large / 3), 5), std::vector<int>(std::size_t(large / 5), 5), lt,
+                   "all equal");
+  std::vector<int> evens(std::size_t(large / 4)), odds(std::size_t(large / 4));
+  for (std::size_t i = 0; i < evens.size(); ++i) evens[i] = int(2 * i), odds[i] = int(2 * i + 1);
+  check_every_kind(ctx, evens, odds, lt, "no matches");
+  check_every_kind(ctx, sorted_random<int>(17, 1000, rng, lt), sorted_random<int>(large, 1000, rng, lt), lt,
+                   "few needles");
+}
+
+MGPU_TEST(SortedSearch, KeyTypesAndComparators) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::int64_t n = quick() ? 5 * search_nv : 20011;
+  check_every_kind(ctx, sorted_random<std::int64_t>(n, 3 * n, rng, mgpu::less<>()),
+                   sorted_random<std::int64_t>(n, 3 * n, rng, mgpu::less<>()), mgpu::less<>(), "int64");
+  check_every_kind(ctx, sorted_random<unsigned>(n, 100, rng, mgpu::greater<>()),
+                   sorted_random<unsigned>(n + 9, 100, rng, mgpu::greater<>()), mgpu::greater<>(), "uint32 greater");
+  check_every_kind(ctx, sorted_random<float>(n, n, rng, mgpu::less<>()),
+                   sorted_random<float>(n, n, rng, mgpu::less<>()), mgpu::less<>(), "float");
+  auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& x, const pair_value& y) { return x.key < y.key; };
+  std::vector<pair_value> a, b;
+  for (int k : sorted_random<int>(n, 500, rng, mgpu::less<>())) a.push_back(pair_value{k, float(k) / 2});
+  for (int k : sorted_random<int>(n / 2, 500, rng, mgpu::less<>())) b.push_back(pair_value{k, -1.0f});
+  check_every_kind(ctx, a, b, by_key, "struct with a lambda comparator");
+}
+
+// Few needles in a large haystack with no output for the haystack take one binary search each:
+// the same answers, and a haystack that is never read in full.
+MGPU_TEST(SortedSearch, NeedlesByBinarySearch) {
+  mgpu::context ctx;
+  const std::int64_t huge = std::int64_t(1) << 40;
+  auto haystack = mgpu::make_counting_iterator<std::int64_t>(0);
+  std::vector<std::int64_t> needles{-5, 0, 1, 12345, huge - 1, huge, huge + 7};
+  mgpu::buffer<std::int64_t> dn(needles, ctx), lower = poisoned<std::int64_t>(7, ctx), count(1, ctx);
+  mgpu::sorted_search<bounds::lower, search_output::index_match, search_output::none>(
+      dn.data(), 7, haystack, huge, lower.data(), mgpu::discard_iterator(), count.data(), nullptr, mgpu::less<>(), ctx);
+  const std::int64_t m = std::numeric_limits<std::int64_t>::min();
+  EXPECT_TRUE(same(std::vector<std::int64_t>{0, m | 0, m | 1, m | 12345, m | (huge - 1), huge, huge}, lower.to_host()));
+  EXPECT_EQ(count.to_host()[0], 4);
+}
+
+MGPU_TEST(SortedSearch, ShortFormAndOutputIterators) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto lt = mgpu::less<>();
+  std::vector<int> a = sorted_random<int>(3000, 900, rng, lt), b = sorted_random<int>(2500, 900, rng, lt);
+  mgpu::buffer<int> da(a, ctx), db(b, ctx);
+  for (bool upper : {false, true}) {
+    mgpu::buffer<std::int64_t> out = poisoned<std::int64_t>(3000, ctx);
+    if (upper)
+      mgpu::sorted_search<bounds::upper>(da.data(), 3000, db.data(), 2500, out.data(), lt, ctx);
+    else
+      mgpu::sorted_search(da.data(), 3000, db.data(), 2500, out.data(), lt, ctx);
+    EXPECT_TRUE(same(mgpu_ref::bounds_of(a, b, upper, lt), out.to_host())) << (upper ? "upper" : "lower");
+  }
+  // A computed output: the bound plus 1000, stored through a store_iterator.
+  mgpu::buffer<std::int64_t> shifted = poisoned<std::int64_t>(3000, ctx);
+  std::int64_t* s = shifted.data();
+  auto store = mgpu::make_store_iterator(
+      [=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t bound, std::int64_t i) { s[i] = bound + 1000; });
+  mgpu::sorted_search(da.data(), 3000, db.data(), 2500, store, lt, ctx);
+  std::vector<std::int64_t> expected = mgpu_ref::bounds_of(a, b, false, lt);
+  for (std::int64_t& x : expected) x += 1000;
+  EXPECT_TRUE(same(expected, shifted.to_host()));
+}
+
+MGPU_TEST(SortedSearch, EqualityCount) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto lt = mgpu::less<>();
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv + 1), std::int64_t(40001)}) {
+    std::vector<int> a = sorted_random<int>(n, 300, rng, lt), b = sorted_random<int>(2 * n + 3, 300, rng, lt);
+    std::vector<std::int64_t> lower = mgpu_ref::bounds_of(a, b, false, lt), upper = mgpu_ref::bounds_of(a, b, true, lt);
+    mgpu::buffer<int> da(a, ctx), db(b, ctx);
+    mgpu::buffer<std::int64_t> dl(lower, ctx);
+    mgpu::buffer<int> counts = poisoned<int>(n, ctx);
+    mgpu::sorted_equality_count(da.data(), dl.data(), n, db.data(), 2 * n + 3, counts.data(), lt, ctx);
+    std::vector<int> expected;
+    for (std::size_t i = 0; i < a.size(); ++i) expected.push_back(int(upper[i] - lower[i]));
+    EXPECT_TRUE(same(expected, counts.to_host())) << "n=" << n;
+    // A user operator: the upper bound itself.
+    mgpu::buffer<int> uppers = poisoned<int>(n, ctx);
+    mgpu::sorted_equality_count(
+        da.data(), dl.data(), n, db.data(), 2 * n + 3, uppers.data(), lt,
+        [] MGPU_HOST_DEVICE_LAMBDA(std::int64_t, std::int64_t u) { return u; }, ctx);
+    EXPECT_TRUE(same(std::vector<int>(upper.begin(), upper.end()), uppers.to_host())) << "n=" << n;
+  }
+}
+
+MGPU_TEST(SortedSearch, BadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx), unsorted(std::vector<int>{3, 1, 2}, ctx);
+  mgpu::buffer<int> out = poisoned<int>(3, ctx);
+  mgpu::buffer<std::int64_t> count = poisoned<std::int64_t>(1, ctx);
+  int* null = nullptr;
+  const char* fn = "mgpu::sorted_search";
+  auto lt = mgpu::less<>();
+  expect_invalid_argument(fn, "a_count", [&] { mgpu::sorted_search(a.data(), -1, a.data(), 3, out.data(), lt, ctx); });
+  expect_invalid_argument(fn, "b_count", [&] { mgpu::sorted_search(a.data(), 3, a.data(), -3, out.data(), lt, ctx); });
+  expect_invalid_argument(fn, "a", [&] { mgpu::sorted_search(null, 3, a.data(), 3, out.data(), lt, ctx); });
+  expect_invalid_argument(fn, "b", [&] { mgpu::sorted_search(a.data(), 3, null, 3, out.data(), lt, ctx); });
+  expect_invalid_argument(fn, "a_output", [&] { mgpu::sorted_search(a.data(), 3, a.data(), 3, null, lt, ctx); });
+  expect_invalid_argument(fn, "a_match_count", [&] {
+    mgpu::sorted_search<bounds::lower, search_output::index, search_output::none>(
+        a.data(), 3, a.data(), 3, out.data(), nullptr, count.data(), nullptr, lt, ctx);
+  });
+  expect_invalid_argument("mgpu::sorted_equality_count", "lower_bounds",
+                          [&] { mgpu::sorted_equality_count(a.data(), null, 3, a.data(), 3, out.data(), lt, ctx); });
+  ctx.set_checked(true);
+  EXPECT_THROW(mgpu::sorted_search(unsorted.data(), 3, a.data(), 3, out.data(), lt, ctx), mgpu::precondition_error);
+  EXPECT_THROW(mgpu::sorted_search(a.data(), 3, unsorted.data(), 3, out.data(), lt, ctx), mgpu::precondition_error);
+  ctx.set_checked(false);
+  EXPECT_TRUE(same(std::vector<int>(3, poison<int>()), out.to_host()));
+  EXPECT_TRUE(same(std::vector<std::int64_t>(1, poison<std::int64_t>()), count.to_host()));
+}
+
+namespace {
+
+// Heads of segments with the given item counts (their exclusive scan), and the total.
+std::vector<int> heads_of(const std::vector<int>& counts, std::int64_t& total) {
+  std::vector<int> heads;
+  total = 0;
+  for (int c : counts) {
+    heads.push_back(int(total));
+    total += c;
+  }
+  return heads;
+}
+
+// Segment sizes in [0, max_size]; with `zeros`, half of them empty.
+std::vector<int> random_counts(std::int64_t segments, int max_size, bool zeros, std::mt19937_64& rng) {
+  std::vector<int> counts = random_keys<int>(segments, max_size + 1, rng);
+  if (zeros)
+    for (std::size_t i = 0; i < counts.size(); i += 2) counts[i] = 0;
+  return counts;
+}
+
+void check_lbs(mgpu::context& ctx, std::int64_t count, const std::vector<int>& heads, const std::string& what) {
+  SCOPED_TRACE(what + ": count=" + std::to_string(count) + " segments=" + std::to_string(heads.size()));
+  std::int64_t num = std::int64_t(heads.size());
+  std::vector<std::int64_t> expected = mgpu_ref::segments_of(count, heads);
+  mgpu::buffer<int> dh(heads, ctx);
+  mgpu::buffer<int> segments = poisoned<int>(count, ctx);
+  mgpu::load_balance_search(count, mgpu::segments_by_heads(dh.data(), num), segments.data(), ctx);
+  EXPECT_TRUE(same(std::vector<int>(expected.begin(), expected.end()), segments.to_host())) << "load_balance_search";
+
+  // transform_lbs: (segment, rank) per item in a segment; the others keep their poison.
+  mgpu::buffer<std::int64_t> seg = poisoned<std::int64_t>(count, ctx), rank = poisoned<std::int64_t>(count, ctx);
+  std::int64_t* s = seg.data();
+  std::int64_t* r = rank.data();
+  mgpu::transform_lbs(
+      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t segment, std::int64_t k) {
+        s[i] = segment;
+        r[i] = k;
+      },
+      count, mgpu::segments_by_heads(dh.data(), num), ctx);
+  std::vector<std::int64_t> expected_seg(expected), expected_rank;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::int64_t g = expected[std::size_t(i)];
+    if (g < 0) expected_seg[std::size_t(i)] = poison<std::int64_t>();
+    expected_rank.push_back(g < 0 ? poison<std::int64_t>() : i - heads[std::size_t(g)]);
+  }
+  EXPECT_TRUE(same(expected_seg, seg.to_host())) << "transform_lbs segments";
+  EXPECT_TRUE(same(expected_rank, rank.to_host())) << "transform_lbs ranks";
+
+  // With cached values: the segment's value, here 7 * segment + 1.
+  mgpu::buffer<std::int64_t> cached = poisoned<std::int64_t>(count, ctx);
+  std::int64_t* c = cached.data();
+  mgpu::transform_lbs([=] MGPU_LAMBDA(std::int64_t i, std::int64_t, std::int64_t, std::int64_t value) { c[i] = value; },
+                      count, mgpu::segments_by_heads(dh.data(), num), mgpu::make_step_iterator<std::int64_t>(1, 7),
+                      ctx);
+  std::vector<std::int64_t> expected_cached;
+  for (std::int64_t g : expected) expected_cached.push_back(g < 0 ? poison<std::int64_t>() : 7 * g + 1);
+  EXPECT_TRUE(same(expected_cached, cached.to_host())) << "transform_lbs with values";
+}
+
+}  // namespace
+
+MGPU_TEST(LoadBalance, SegmentProfiles) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of({3, 1, 0, 0, 7, 0, 2}, total);
+  check_lbs(ctx, total, heads, "the seeds' counts");
+  check_lbs(ctx, 0, {}, "nothing");
+  check_lbs(ctx, 0, {0, 0, 0}, "empty segments only");
+  check_lbs(ctx, 50, {}, "items in no segment");
+  check_lbs(ctx, 3 * lbs_nv + 1, {5, 5, 40, lbs_nv}, "items before the first head");
+  check_lbs(ctx, lbs_nv, {0}, "one segment of a tile");
+  std::int64_t large = quick() ? 10 * lbs_nv : 300007;
+  check_lbs(ctx, large, {0}, "one huge segment");
+  for (int max_size : {1, 8, 64, 1024}) {
+    heads = heads_of(random_counts(large / (max_size / 2 + 1), max_size, false, rng), total);
+    check_lbs(ctx, total, heads, "random sizes up to " + std::to_string(max_size));
+    heads = heads_of(random_counts(large / (max_size / 4 + 1), max_size, true, rng), total);
+    check_lbs(ctx, total, heads, "half empty, up to " + std::to_string(max_size));
+  }
+  std::vector<int> zeros(std::size_t(3 * lbs_nv + 5), 0);
+  zeros.push_back(lbs_nv + 3);
+  heads = heads_of(zeros, total);
+  check_lbs(ctx, total, heads, "many empty segments, then one of a tile");
+}
+
+MGPU_TEST(Intervals, ExpandGatherScatterMove) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  // The seeds' alphabet example: counts 3, 1, 0, 0, 7, ... expanded from the letters.
+  std::vector<int> counts{3, 1, 0, 0, 7, 2, 0, 1, 4};
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of(counts, total);
+  std::vector<char> letters{'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I'};
+  mgpu::buffer<int> dh(heads, ctx);
+  mgpu::buffer<char> dl(letters, ctx), expanded = poisoned<char>(total, ctx);
+  mgpu::interval_expand(dl.data(), total, mgpu::segments_by_heads(dh.data(), 9), expanded.data(), ctx);
+  std::vector<char> got = expanded.to_host();
+  EXPECT_EQ(std::string(got.begin(), got.end()), "AAABEEEEEEEFFHIIII");
+
+  for (int max_size : {1, 8, 64, 1024}) {
+    std::int64_t segments = (quick() ? 4000 : 60000) / max_size + 3;
+    counts = random_counts(segments, max_size, max_size == 8, rng);
+    heads = heads_of(counts, total);
+    SCOPED_TRACE("sizes up to " + std::to_string(max_size) + ", total " + std::to_string(total));
+    std::vector<std::int64_t> seg = mgpu_ref::segments_of(total, heads);
+    mgpu::buffer<int> d_heads(heads, ctx);
+    auto segs = mgpu::segments_by_heads(d_heads.data(), segments);
+
+    std::vector<double> values = random_vector<double>(segments, rng, -100, 100);
+    mgpu::buffer<double> dv(values, ctx), out = poisoned<double>(total, ctx);
+    mgpu::interval_expand(dv.data(), total, segs, out.data(), ctx);
+    std::vector<double> expected;
+    for (std::int64_t s : seg) expected.push_back(values[std::size_t(s)]);
+    EXPECT_TRUE(same(expected, out.to_host())) << "expand";
+
+    // Gather: segment s copies its items from input[gather[s], ...) (segments in reverse order).
+    std::vector<std::int64_t> gather(static_cast<std::size_t>(segments)), scatter(static_cast<std::size_t>(segments));
+    std::int64_t at = 0;
+    for (std::int64_t s = segments - 1; s >= 0; --s) {
+      gather[std::size_t(s)] = at;
+      at += counts[std::size_t(s)];
+    }
+    at = 0;
+    for (std::int64_t s = 0; s < segments; s += 2)
+      scatter[std::size_t(s)] = (at += counts[std::size_t(s)]) - counts[std::size_t(s)];
+    for (std::int64_t s = 1; s < segments; s += 2)
+      scatter[std::size_t(s)] = (at += counts[std::size_t(s)]) - counts[std::size_t(s)];
+    std::vector<int> input(static_cast<std::size_t>(total));
+    std::iota(input.begin(), input.end(), 1000);
+    mgpu::buffer<int> din(input, ctx), gathered = poisoned<int>(total, ctx), scattered = poisoned<int>(total, ctx),
+                                       moved = poisoned<int>(total, ctx);
+    mgpu::buffer<std::int64_t> dg(gather, ctx), ds(scatter, ctx);
+    mgpu::interval_gather(din.data(), total, segs, dg.data(), gathered.data(), ctx);
+    mgpu::interval_scatter(din.data(), total, segs, ds.data(), scattered.data(), ctx);
+    mgpu::interval_move(din.data(), total, segs, dg.data(), ds.data(), moved.data(), ctx);
+    const std::size_t items = static_cast<std::size_t>(total);
+    std::vector<int> expect_gather(items), expect_scatter(items), expect_move(items);
+    for (std::int64_t i = 0; i < total; ++i) {
+      std::int64_t s = seg[std::size_t(i)], rank = i - heads[std::size_t(s)];
+      expect_gather[std::size_t(i)] = input[std::size_t(gather[std::size_t(s)] + rank)];
+      expect_scatter[std::size_t(scatter[std::size_t(s)] + rank)] = input[std::size_t(i)];
+      expect_move[std::size_t(scatter[std::size_t(s)] + rank)] = input[std::size_t(gather[std::size_t(s)] + rank)];
+    }
+    EXPECT_TRUE(same(expect_gather, gathered.to_host())) << "gather";
+    EXPECT_TRUE(same(expect_scatter, scattered.to_host())) << "scatter";
+    EXPECT_TRUE(same(expect_move, moved.to_host())) << "move";
+  }
+}
+
+MGPU_TEST(LoadBalance, BadArgumentsThrowAndWriteNothing) {
+  mgpu::context ctx;
+  mgpu::buffer<int> heads(std::vector<int>{0, 2, 1}, ctx), out = poisoned<int>(4, ctx);
+  int* null = nullptr;
+  const char* fn = "mgpu::load_balance_search";
+  expect_invalid_argument(
+      fn, "count", [&] { mgpu::load_balance_search(-1, mgpu::segments_by_heads(heads.data(), 3), out.data(), ctx); });
+  expect_invalid_argument(fn, "num_heads", [&] {
+    mgpu::load_balance_search(4, mgpu::segments_by_heads(heads.data(), -3), out.data(), ctx);
+  });
+  expect_invalid_argument(fn, "heads",
+                          [&] { mgpu::load_balance_search(4, mgpu::segments_by_heads(null, 3), out.data(), ctx); });
+  expect_invalid_argument(fn, "output",
+                          [&] { mgpu::load_balance_search(4, mgpu::segments_by_heads(heads.data(), 3), null, ctx); });
+  expect_invalid_argument("mgpu::interval_expand", "segment_values", [&] {
+    mgpu::interval_expand(null, 4, mgpu::segments_by_heads(heads.data(), 3), out.data(), ctx);
+  });
+  ctx.set_checked(true);
+  EXPECT_THROW(mgpu::load_balance_search(4, mgpu::segments_by_heads(heads.data(), 3), out.data(), ctx),
+               mgpu::precondition_error);
+  mgpu::buffer<int> beyond(std::vector<int>{0, 5}, ctx);
+  EXPECT_THROW(mgpu::load_balance_search(4, mgpu::segments_by_heads(beyond.data(), 2), out.data(), ctx),
+               mgpu::precondition_error);
+  ctx.set_checked(false);
+  EXPECT_TRUE(same(std::vector<int>(4, poison<int>()), out.to_host()));
+}
+
+namespace {
+
+const mgpu::join_kind every_join[] = {mgpu::join_kind::inner, mgpu::join_kind::left, mgpu::join_kind::right,
+                                      mgpu::join_kind::outer};
+
+std::string name_of(mgpu::join_kind kind) {
+  const char* names[] = {"inner", "left", "right", "outer"};
+  return names[int(kind)];
+}
+
+// Both forms of join against the nested-loop join.
+template <typename K, typename Comp>
+void check_join(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K>& b, Comp comp,
+                const std::string& what) {
+  std::int64_t n = std::int64_t(a.size()), m = std::int64_t(b.size());
+  mgpu::buffer<K> da(a, ctx), db(b, ctx);
+  for (mgpu::join_kind kind : every_join) {
+    SCOPED_TRACE(what + ": " + name_of(kind) + " join, a_count=" + std::to_string(n) + " b_count=" + std::to_string(m));
+    bool left = kind == mgpu::join_kind::left || kind == mgpu::join_kind::outer;
+    bool right = kind == mgpu::join_kind::right || kind == mgpu::join_kind::outer;
+    auto rows = mgpu_ref::join(a, b, left, right, comp);
+    std::vector<std::int64_t> ea, eb;
+    for (auto& r : rows) ea.push_back(r.first), eb.push_back(r.second);
+
+    mgpu::join_result result = mgpu::join(da.data(), n, db.data(), m, kind, comp, ctx);
+    EXPECT_EQ(result.count, std::int64_t(rows.size()));
+    EXPECT_TRUE(same(ea, result.a_indices.to_host())) << "a indices";
+    EXPECT_TRUE(same(eb, result.b_indices.to_host())) << "b indices";
+
+    // The device form, with room for half the rows: the count says all, the rest stays poisoned.
+    std::int64_t capacity = std::int64_t(rows.size()) / 2;
+    mgpu::buffer<std::int64_t> ai = poisoned<std::int64_t>(capacity + 3, ctx),
+                               bi = poisoned<std::int64_t>(capacity + 3, ctx);
+    mgpu::buffer<std::int64_t> row_count = poisoned<std::int64_t>(1, ctx);
+    mgpu::join(da.data(), n, db.data(), m, ai.data(), bi.data(), capacity, row_count.data(), kind, comp, ctx);
+    EXPECT_EQ(row_count.to_host()[0], std::int64_t(rows.size())) << "device form's count";
+    ea.resize(std::size_t(capacity)), eb.resize(std::size_t(capacity));
+    for (int k = 0; k < 3; ++k) ea.push_back(poison<std::int64_t>()), eb.push_back(poison<std::int64_t>());
+    EXPECT_TRUE(same(ea, ai.to_host())) << "device form's a indices";
+    EXPECT_TRUE(same(eb, bi.to_host())) << "device form's b indices";
+  }
+}
+
+}  // namespace
+
+MGPU_TEST(Join, EveryKind) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto lt = mgpu::less<>();
+  check_join(ctx, std::vector<int>{1, 3, 3, 5, 7, 9}, std::vector<int>{0, 3, 3, 3, 4, 7, 7, 10}, lt, "small");
+  check_join(ctx, std::vector<int>{}, std::vector<int>{1, 2}, lt, "empty a");
+  check_join(ctx, std::vector<int>{1, 2}, std::vector<int>{}, lt, "empty b");
+  check_join(ctx, std::vector<int>{}, std::vector<int>{}, lt, "both empty");
+  check_join(ctx, std::vector<int>(60, 4), std::vector<int>(45, 4), lt, "all equal: the product");
+  check_join(ctx, std::vector<int>{1, 3, 5}, std::vector<int>{0, 2, 4, 6}, lt, "no matches");
+  std::int64_t n = quick() ? 700 : 2500;
+  check_join(ctx, sorted_random<int>(n, n / 3, rng, lt), sorted_random<int>(n, n / 3, rng, lt), lt, "random");
+  check_join(ctx, sorted_random<float>(n, 2 * n, rng, lt), sorted_random<float>(n / 2, 2 * n, rng, lt), lt, "float");
+  auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& x, const pair_value& y) { return x.key < y.key; };
+  std::vector<pair_value> a, b;
+  for (int k : sorted_random<int>(n / 2, 200, rng, lt)) a.push_back(pair_value{k, 1.0f});
+  for (int k : sorted_random<int>(n / 3, 200, rng, lt)) b.push_back(pair_value{k, 2.0f});
+  check_join(ctx, a, b, by_key, "struct");
+}
+
+MGPU_TEST(Join, BadArgumentsAndOverflow) {
+  mgpu::context ctx;
+  mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx), unsorted(std::vector<int>{2, 1, 3}, ctx);
+  mgpu::buffer<std::int64_t> out = poisoned<std::int64_t>(4, ctx), count = poisoned<std::int64_t>(1, ctx);
+  auto lt = mgpu::less<>();
+  int* null = nullptr;
+  auto inner = mgpu::join_kind::inner;
+  expect_invalid_argument("mgpu::join", "a_count", [&] { mgpu::join(a.data(), -1, a.data(), 3, inner, lt, ctx); });
+  expect_invalid_argument("mgpu::join", "b", [&] { mgpu::join(a.data(), 3, null, 3, inner, lt, ctx); });
+  expect_invalid_argument("mgpu::join", "capacity", [&] {
+    mgpu::join(a.data(), 3, a.data(), 3, out.data(), out.data(), -1, count.data(), inner, lt, ctx);
+  });
+  expect_invalid_argument("mgpu::join", "row_count", [&] {
+    mgpu::join(a.data(), 3, a.data(), 3, out.data(), out.data(), 4, static_cast<std::int64_t*>(nullptr), inner, lt,
+               ctx);
+  });
+  ctx.set_checked(true);
+  EXPECT_THROW(mgpu::join(unsorted.data(), 3, a.data(), 3, out.data(), out.data(), 4, count.data(), inner, lt, ctx),
+               mgpu::precondition_error);
+  ctx.set_checked(false);
+  EXPECT_TRUE(same(std::vector<std::int64_t>(4, poison<std::int64_t>()), out.to_host()));
+  EXPECT_TRUE(same(std::vector<std::int64_t>(1, poison<std::int64_t>()), count.to_host()));
+  // Three keys, each equal to all 2^62 of b's: 3 * 2^62 rows do not fit in 64 bits. (The searches
+  // take one binary search per key, so b is never read in full.)
+  auto b = mgpu::make_constant_iterator(2);
+  mgpu::buffer<int> twos(std::vector<int>{2, 2, 2}, ctx);
+  expect_invalid_argument("mgpu::join", "b",
+                          [&] { mgpu::join(twos.data(), 3, b, std::int64_t(1) << 62, inner, lt, ctx); });
+  mgpu::join(twos.data(), 3, b, std::int64_t(1) << 62, out.data(), out.data(), 4, count.data(), inner, lt, ctx);
+  EXPECT_EQ(count.to_host()[0], std::numeric_limits<std::int64_t>::max()) << "the device form saturates";
+}
