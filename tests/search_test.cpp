@@ -26,7 +26,7 @@ using mgpu::search_output;
 namespace {
 
 constexpr int search_nv = mgpu::sorted_search_params<int>::nv;
-constexpr int lbs_nv = mgpu::load_balance_params::nv;
+constexpr int lbs_nv = mgpu::load_balance_params<>::nv;
 
 template <typename K, typename Comp>
 std::vector<K> sorted_random(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng, Comp comp) {
@@ -413,8 +413,11 @@ MGPU_TEST(LoadBalance, BadArgumentsThrowAndWriteNothing) {
                           [&] { mgpu::load_balance_search(4, mgpu::segments_by_heads(null, 3), out.data(), ctx); });
   expect_invalid_argument(fn, "output",
                           [&] { mgpu::load_balance_search(4, mgpu::segments_by_heads(heads.data(), 3), null, ctx); });
-  expect_invalid_argument("mgpu::interval_expand", "segment_values", [&] {
+  expect_invalid_argument("mgpu::interval_expand", "values", [&] {
     mgpu::interval_expand(null, 4, mgpu::segments_by_heads(heads.data(), 3), out.data(), ctx);
+  });
+  expect_invalid_argument("mgpu::interval_move", "scatter", [&] {
+    mgpu::interval_move(out.data(), 4, mgpu::segments_by_heads(heads.data(), 3), heads.data(), null, out.data(), ctx);
   });
   ctx.set_checked(true);
   EXPECT_THROW(mgpu::load_balance_search(4, mgpu::segments_by_heads(heads.data(), 3), out.data(), ctx),
@@ -507,9 +510,15 @@ MGPU_TEST(Join, BadArgumentsAndOverflow) {
     mgpu::join(a.data(), 3, a.data(), 3, out.data(), out.data(), 4, static_cast<std::int64_t*>(nullptr), inner, lt,
                ctx);
   });
+  expect_invalid_argument("mgpu::join", "kind",
+                          [&] { mgpu::join(a.data(), 3, a.data(), 3, mgpu::join_kind(7), lt, ctx); });
   ctx.set_checked(true);
-  EXPECT_THROW(mgpu::join(unsorted.data(), 3, a.data(), 3, out.data(), out.data(), 4, count.data(), inner, lt, ctx),
-               mgpu::precondition_error);
+  try {  // checked mode names the join, not the searches it runs
+    mgpu::join(unsorted.data(), 3, a.data(), 3, out.data(), out.data(), 4, count.data(), inner, lt, ctx);
+    ADD_FAILURE() << "no exception";
+  } catch (const mgpu::precondition_error& e) {
+    EXPECT_NE(std::string(e.what()).find("mgpu::join"), std::string::npos) << e.what();
+  }
   ctx.set_checked(false);
   EXPECT_TRUE(same(std::vector<std::int64_t>(4, poison<std::int64_t>()), out.to_host()));
   EXPECT_TRUE(same(std::vector<std::int64_t>(1, poison<std::int64_t>()), count.to_host()));

@@ -8,8 +8,10 @@ struct record {
 struct by_weight_descending {
   MGPU_HOST_DEVICE bool operator()(const record& a, const record& b) const { return a.weight > b.weight; }
 };
-void use(int* keys, int* offsets, record* records, mgpu::context& ctx) {
+void use(int* keys, int* offsets, record* records, long long* bounds, mgpu::context& ctx) {
   mgpu::segmented_sort(keys, 1000, mgpu::segments_by_heads(offsets, 10), mgpu::less<>(), ctx);
   mgpu::mergesort(keys, 1000, mgpu::greater<>(), ctx);
   mgpu::merge(records, 10, records + 10, 10, records + 20, by_weight_descending(), ctx);
+  mgpu::sorted_search(keys, 10, keys + 10, 100, bounds, mgpu::less<>(), ctx);
+  mgpu::load_balance_search(1000, mgpu::segments_by_heads(offsets, 10), keys, ctx);
 }

@@ -81,7 +81,8 @@ struct move_writer {
 template <typename params = void, typename ValuesIt, typename Segments, typename Out>
 void interval_expand(ValuesIt values, std::int64_t count, Segments segments, Out output, context& ctx) {
   detail::check_pointer("mgpu::interval_expand", "output", output, count);
-  detail::lbs_call<params>("mgpu::interval_expand", detail::expand_writer<Out>{output}, count, segments, values, ctx);
+  detail::lbs_call<params>("mgpu::interval_expand", detail::expand_writer<Out>{output}, count, segments, values,
+                           "values", ctx);
 }
 
 // output[i] = input[gather[s] + rank] for every item i in [0, count) (s its segment, rank its
@@ -91,7 +92,7 @@ template <typename params = void, typename InputIt, typename Segments, typename 
 void interval_gather(InputIt input, std::int64_t count, Segments segments, GatherIt gather, Out output, context& ctx) {
   detail::check_pointer("mgpu::interval_gather", "output", output, count);
   detail::lbs_call<params>("mgpu::interval_gather", detail::gather_writer<InputIt, Out>{input, output}, count, segments,
-                           gather, ctx);
+                           gather, "gather", ctx);
 }
 
 // output[scatter[s] + rank] = input[i] for every item i in [0, count): segment s copies
@@ -102,7 +103,7 @@ void interval_scatter(InputIt input, std::int64_t count, Segments segments, Scat
                       context& ctx) {
   detail::check_pointer("mgpu::interval_scatter", "input", input, count);
   detail::lbs_call<params>("mgpu::interval_scatter", detail::scatter_writer<InputIt, Out>{input, output}, count,
-                           segments, scatter, ctx);
+                           segments, scatter, "scatter", ctx);
 }
 
 // output[scatter[s] + rank] = input[gather[s] + rank]: segment s moves heads[s + 1] - heads[s]
@@ -117,7 +118,8 @@ void interval_move(InputIt input, std::int64_t count, Segments segments, GatherI
     detail::check_pointer("mgpu::interval_move", "gather", gather, segments.num_heads);
     detail::check_pointer("mgpu::interval_move", "scatter", scatter, segments.num_heads);
     detail::lbs_call<params>("mgpu::interval_move", detail::move_writer<InputIt, Out>{input, output}, count, segments,
-                             make_load_iterator(detail::move_starts_of<GatherIt, ScatterIt>{gather, scatter}), ctx);
+                             make_load_iterator(detail::move_starts_of<GatherIt, ScatterIt>{gather, scatter}), "gather",
+                             ctx);
   }
 }
 

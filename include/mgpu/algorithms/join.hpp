@@ -106,19 +106,27 @@ join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int
   check_count(fn, "b_count", b_count);
   check_pointer(fn, "a", a, a_count);
   check_pointer(fn, "b", b, b_count);
+  if (kind != join_kind::inner && kind != join_kind::left && kind != join_kind::right && kind != join_kind::outer)
+    throw_argument(fn, "kind", "is not a join_kind (inner, left, right or outer)");
+  if (ctx.checked()) {
+    check_sorted(fn, "a", a, a_count, comp, ctx);
+    check_sorted(fn, "b", b, b_count, comp, ctx);
+  }
   const bool left = kind == join_kind::left || kind == join_kind::outer;
   const bool right = kind == join_kind::right || kind == join_kind::outer;
   join_plan plan{buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(a_count, ctx),
                  buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(right ? b_count : 0, ctx),
                  buffer<std::int64_t>(2, ctx),       buffer<unsigned char>(right ? b_count : 0, ctx)};
   platform::memset_device(plan.totals.data(), 0, 2 * sizeof(std::int64_t), ctx.stream());
+  // (The inputs' order was checked above: the searches do not check it again.)
   if (right)
-    sorted_search<bounds::lower, search_output::index, search_output::match, params>(
-        a, a_count, b, b_count, plan.lower.data(), plan.b_matched.data(), comp, ctx);
+    sorted_search_impl<bounds::lower, search_output::index, search_output::match, params>(
+        fn, a, a_count, b, b_count, plan.lower.data(), plan.b_matched.data(), nullptr, nullptr, comp, false, ctx);
   else
-    sorted_search<bounds::lower, search_output::index, search_output::none, params>(
-        a, a_count, b, b_count, plan.lower.data(), discard_iterator(), comp, ctx);
-  sorted_equality_count<params>(a, plan.lower.data(), a_count, b, b_count, plan.matches.data(), comp, ctx);
+    sorted_search_impl<bounds::lower, search_output::index, search_output::none, params>(
+        fn, a, a_count, b, b_count, plan.lower.data(), discard_iterator(), nullptr, nullptr, comp, false, ctx);
+  equality_count_impl<params>(fn, a, plan.lower.data(), a_count, b, b_count, plan.matches.data(), comp,
+                              equal_range_size(), false, ctx);
   transform_exclusive_scan(plan.matches.data(), a_count, plan.a_row_starts.data(), std::int64_t(0), saturating_plus(),
                            rows_of_a{left}, plan.totals.data(), ctx);
   if (right)
@@ -134,7 +142,7 @@ void write_join(const char* fn, const join_plan& plan, std::int64_t a_count, std
   const std::int64_t* totals = plan.totals.data();
   // a's rows: segments are the a's, heads their first rows (they start at 0: every row has one).
   // The search runs over `capacity` rows; the writer drops those past the last a's row.
-  load_balance_tiles<params_or<params, load_balance_params>>(
+  load_balance_tiles<params_or<params, load_balance_params<a_matches>>>(
       fn, a_row_writer<AOut, BOut>{a_indices, b_indices, totals}, capacity, plan.a_row_starts.data(), a_count,
       make_load_iterator(a_matches_of{plan.lower.data(), plan.matches.data()}), ctx);
   if (plan.b_matched.size()) {
@@ -142,7 +150,7 @@ void write_join(const char* fn, const join_plan& plan, std::int64_t a_count, std
     const std::int64_t* starts = plan.b_row_starts.data();
     transform(
         [=] MGPU_LAMBDA(std::int64_t j) {
-          std::int64_t row = totals[0] + starts[j];
+          std::int64_t row = saturating_plus()(totals[0], starts[j]);
           if (!matched[j] && row < capacity) {
             a_indices[row] = std::int64_t(-1);
             b_indices[row] = j;
@@ -194,7 +202,11 @@ join_result join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_
     std::vector<std::int64_t> totals = plan.totals.to_host();
     std::int64_t rows = detail::saturating_plus()(totals[0], totals[1]);
     if (rows == detail::int64_max)
-      detail::throw_argument(fn, "b", "joined with a gives more than 2^63 - 1 rows, more than std::int64_t counts");
+      detail::throw_argument(fn, "b", "joined with a gives 2^63 - 1 rows or more: more than std::int64_t counts");
+    if (rows > detail::int64_max / std::int64_t(sizeof(std::int64_t)))
+      detail::throw_argument(fn, "b",
+                             "joined with a gives " + std::to_string(rows) +
+                                 " rows: their indices would take more bytes than std::int64_t counts");
     result.a_indices = buffer<std::int64_t>(rows, ctx);
     result.b_indices = buffer<std::int64_t>(rows, ctx);
     buffer<std::int64_t> row_count(1, ctx);

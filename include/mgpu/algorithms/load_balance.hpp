@@ -23,12 +23,19 @@
 #include "partition.hpp"
 #include "preconditions.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 namespace mgpu {
 
-using load_balance_params = launch_params<128, 11>;
+// The tile shape for segment values of type V (empty_t: none cached): 128 x 11, measured on an H100
+// (bench/results/2026-11-25_h100_search_tiles_ab.txt: 256-thread tiles were up to 30% slower).
+// A tile keeps a head (8 bytes), a label (4) and a cached value per step in shared memory; values
+// too large for 46 KiB at that shape get fewer steps per thread.
+template <typename V = empty_t>
+using load_balance_params =
+    launch_params<128, std::min(11, (46 * 1024 / (12 + (has_values_v<V> ? int(sizeof(V)) : 0))) / 128)>;
 
 // partitions[t] = the number of items before tile t's first step of the merge of items
 // [0, count) with heads[0, num_heads) (heads first on ties), for tiles of `spacing` steps: what
@@ -43,18 +50,24 @@ buffer<std::int64_t> load_balance_partitions(std::int64_t count, HeadIt heads, s
 namespace detail {
 
 // The argument checks of every function on load-balancing search (heads in checked mode).
+// `values_name`: what the function calls its per-segment values.
 template <typename HeadIt, typename ValuesIt>
 void check_load_balance(const char* fn, std::int64_t count, segment_heads<HeadIt> segments, ValuesIt values,
-                        context& ctx) {
+                        const char* values_name, context& ctx) {
   check_count(fn, "count", count);
   check_count(fn, "num_heads", segments.num_heads);
   checked_sum(fn, "count", count, "num_heads", segments.num_heads);
   check_pointer(fn, "heads", segments.heads, segments.num_heads);
-  if constexpr (!std::is_same<ValuesIt, empty_t>::value)
-    check_pointer(fn, "segment_values", values, segments.num_heads);
+  if constexpr (!std::is_same<ValuesIt, empty_t>::value) check_pointer(fn, values_name, values, segments.num_heads);
   if (ctx.checked())
     check_sorted_indices(fn, "heads", segments.heads, segments.num_heads, 0, count, "[0, count]", false, ctx);
 }
+
+// The type of the values a load-balancing kernel caches (empty_t: none).
+template <typename ValuesIt>
+using lbs_value_t =
+    std::conditional_t<std::is_same<ValuesIt, empty_t>::value, empty_t,
+                       iterator_value_t<std::conditional_t<std::is_same<ValuesIt, empty_t>::value, int*, ValuesIt>>>;
 
 // A tile's shared memory: the load-balancing search's, and the cached values of its segments.
 template <typename LBS, typename V, int N>
@@ -70,13 +83,16 @@ template <typename P, typename F, typename HeadIt, typename ValuesIt>
 void load_balance_tiles(const char* fn, F f, std::int64_t count, HeadIt heads, std::int64_t num_heads, ValuesIt values,
                         context& ctx) {
   constexpr bool cached = !std::is_same<ValuesIt, empty_t>::value;
-  using value_t = std::conditional_t<cached, iterator_value_t<std::conditional_t<cached, ValuesIt, int*>>, empty_t>;
+  using value_t = lbs_value_t<ValuesIt>;
   if (count == 0) return;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
   buffer<std::int64_t> partitions = load_balance_partitions(count, heads, num_heads, NV, ctx);
   const std::int64_t* p = partitions.data();
   using lbs = cta_load_balance<NT, VT>;
   using storage_t = lbs_tile_storage<lbs, value_t, cached ? NV + 1 : 1>;
+  static_assert(sizeof(storage_t) <= 48 * 1024,
+                "mgpu: the segment values to cache take too much shared memory at this tile size: cache a smaller "
+                "type, or pass smaller launch_params (fewer values per thread) as the first template argument");
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> storage;
     storage_t& s = storage.get();
@@ -84,9 +100,9 @@ void load_balance_tiles(const char* fn, F f, std::int64_t count, HeadIt heads, s
     ValuesIt segment_values = values;
     typename lbs::tile_t t = lbs::run(tid, tile, count, heads, num_heads, p, s.lbs);
     if constexpr (!std::is_same<ValuesIt, empty_t>::value) {  // (not `cached`: nvcc would capture it)
-      for (int k = tid; k < t.segment_count; k += P::nt)
-        if (t.segment_begin + k >= 0) s.values[k] = segment_values[t.segment_begin + k];
-      __syncthreads();
+      // Local segment 0 is the one before the tile's first head (if any); then one per head.
+      if (tid == 0 && t.segment_begin >= 0) s.values[0] = segment_values[t.segment_begin];
+      load_to_shared<P::nt, P::vt>(segment_values + (t.segment_begin + 1), t.segment_count - 1, tid, s.values + 1);
     }
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
@@ -115,12 +131,13 @@ struct in_segments_only {
 // A public function on load-balancing search: checks, then f(index, segment, rank[, value]) for
 // every item in a segment.
 template <typename params, typename F, typename Segments, typename ValuesIt>
-void lbs_call(const char* fn, F f, std::int64_t count, Segments segments, ValuesIt values, context& ctx) {
+void lbs_call(const char* fn, F f, std::int64_t count, Segments segments, ValuesIt values, const char* values_name,
+              context& ctx) {
   MGPU_REQUIRE_SEGMENT_HEADS(Segments);
   if constexpr (is_segment_heads_v<Segments>) {
-    check_load_balance(fn, count, segments, values, ctx);
-    load_balance_tiles<params_or<params, load_balance_params>>(fn, in_segments_only<F>{f}, count, segments.heads,
-                                                               segments.num_heads, values, ctx);
+    check_load_balance(fn, count, segments, values, values_name, ctx);
+    load_balance_tiles<params_or<params, load_balance_params<lbs_value_t<ValuesIt>>>>(
+        fn, in_segments_only<F>{f}, count, segments.heads, segments.num_heads, values, ctx);
   }
 }
 
@@ -146,8 +163,8 @@ void load_balance_search(std::int64_t count, Segments segments, Out output, cont
   MGPU_REQUIRE_SEGMENT_HEADS(Segments);
   detail::check_pointer(fn, "output", output, count);
   if constexpr (is_segment_heads_v<Segments>) {
-    detail::check_load_balance(fn, count, segments, empty_t(), ctx);
-    detail::load_balance_tiles<params_or<params, load_balance_params>>(
+    detail::check_load_balance(fn, count, segments, empty_t(), "", ctx);
+    detail::load_balance_tiles<params_or<params, load_balance_params<>>>(
         fn, detail::segment_writer<Out>{output}, count, segments.heads, segments.num_heads, empty_t(), ctx);
   }
 }
@@ -167,7 +184,7 @@ void transform_lbs(F f, std::int64_t count, Segments segments, context& ctx) {
 // (segment_values of type empty_t: the form above.)
 template <typename params = void, typename F, typename Segments, typename ValuesIt>
 void transform_lbs(F f, std::int64_t count, Segments segments, ValuesIt segment_values, context& ctx) {
-  detail::lbs_call<params>("mgpu::transform_lbs", f, count, segments, segment_values, ctx);
+  detail::lbs_call<params>("mgpu::transform_lbs", f, count, segments, segment_values, "segment_values", ctx);
 }
 
 }  // namespace mgpu

@@ -27,6 +27,7 @@
 #include "partition.hpp"
 #include "preconditions.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <type_traits>
@@ -41,22 +42,28 @@ enum class search_output {
   index_match,  // the bound, with the match flag in the most significant bit of the output's integer type
 };
 
+// Merge's tiles (measured on an H100, bench/results/2026-11-25_h100_search_tiles_ab.txt: tiles of
+// 256 x 23 were 30% slower). A tile's keys and outputs share shared memory, so larger keys take
+// fewer per thread.
 template <typename K>
-using sorted_search_params = launch_params<128, (sizeof(K) > 8 ? 7 : 11)>;
+using sorted_search_params = launch_params<256, (sizeof(K) <= 4    ? 15
+                                                 : sizeof(K) <= 16 ? 7
+                                                                   : 3)>;
 
 namespace detail {
 
 constexpr bool writes_index(search_output k) { return k == search_output::index || k == search_output::index_match; }
 constexpr bool writes_match(search_output k) { return k == search_output::match || k == search_output::index_match; }
 
-// The integer type a search output holds: a pointer's element type, an iterator's value type if it
-// is an integer, else std::int64_t (store_iterator, discard_iterator).
+// The type a search output holds: a pointer's element type, an iterator's value type, or
+// std::int64_t where there is none (store_iterator, discard_iterator, nullptr). It must be an
+// integer (sorted_search_impl checks).
 template <typename Out, typename = void>
 struct search_result {
   using type = std::int64_t;
 };
 template <typename Out>
-struct search_result<Out, std::enable_if_t<std::is_integral<typename std::iterator_traits<Out>::value_type>::value>> {
+struct search_result<Out, std::enable_if_t<!std::is_void<typename std::iterator_traits<Out>::value_type>::value>> {
   using type = std::remove_cv_t<typename std::iterator_traits<Out>::value_type>;
 };
 template <typename Out>
@@ -88,20 +95,29 @@ inline bool binary_search_pays(std::int64_t a_count, std::int64_t b_count) {
   return a_count * (ceil_log2(b_count + 1) + 1) < (a_count + b_count) / 4;
 }
 
-template <int NV, typename K>
+template <int NV, typename K, typename R>
 struct sorted_search_storage {
-  K keys[NV + 5];            // the tile's a and b ranges, one neighbour on either side of each, and one past
-  std::int64_t results[NV];  // a's outputs, then b's, in tile order
+  K keys[NV + 5];  // the tile's a and b ranges, one neighbour on either side of each, and one past
+  R results[NV];   // a's outputs, then b's, in tile order
 };
 
+// validate_order: whether checked mode checks that a and b are sorted (a caller that checked them
+// itself passes false).
 template <bounds B, search_output A_OUT, search_output B_OUT, typename params, typename AIt, typename BIt,
           typename AOut, typename BOut, typename Comp>
 void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_out,
-                        BOut b_out, std::int64_t* a_match_count, std::int64_t* b_match_count, Comp comp, context& ctx) {
+                        BOut b_out, std::int64_t* a_match_count, std::int64_t* b_match_count, Comp comp,
+                        bool validate_order, context& ctx) {
   using K = iterator_value_t<AIt>;
   using RA = search_result_t<AOut>;
   using RB = search_result_t<BOut>;
-  static_assert(A_OUT == search_output::none || std::is_integral<RA>::value, "search outputs hold integers");
+  static_assert(A_OUT == search_output::none || std::is_integral<RA>::value,
+                "mgpu::sorted_search: a_output must hold integers (indices or match flags)");
+  static_assert(B_OUT == search_output::none || std::is_integral<RB>::value,
+                "mgpu::sorted_search: b_output must hold integers (indices or match flags)");
+  // Both sides' outputs wait in shared memory as the wider of the two types that are written.
+  using R = std::conditional_t<A_OUT == search_output::none, RB,
+                               std::conditional_t<B_OUT == search_output::none || sizeof(RA) >= sizeof(RB), RA, RB>>;
   check_count(fn, "a_count", a_count);
   check_count(fn, "b_count", b_count);
   const std::int64_t total = checked_sum(fn, "a_count", a_count, "b_count", b_count);
@@ -113,12 +129,15 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     throw_argument(fn, "a_match_count", "needs a match output for a (search_output::match or index_match)");
   if (b_match_count && !writes_match(B_OUT))
     throw_argument(fn, "b_match_count", "needs a match output for b (search_output::match or index_match)");
-  if (ctx.checked()) {
+  if (ctx.checked() && validate_order) {
     check_sorted(fn, "a", a, a_count, comp, ctx);
     check_sorted(fn, "b", b, b_count, comp, ctx);
   }
   using P = params_or<params, sorted_search_params<K>>;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  static_assert(sizeof(sorted_search_storage<NV, K, R>) <= 47 * 1024,
+                "mgpu::sorted_search: a tile of these keys and outputs takes too much shared memory: pass smaller "
+                "launch_params (fewer values per thread) as the tuning template argument");
 
   // Temporaries first (a failed allocation writes nothing), then the counts start at zero.
   const bool needle_by_needle = B_OUT == search_output::none && binary_search_pays(a_count, b_count);
@@ -152,9 +171,9 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
   unsigned long long* b_matches = reinterpret_cast<unsigned long long*>(b_match_count);
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
-    __shared__ shared_storage<sorted_search_storage<NV, K>> storage;
+    __shared__ shared_storage<sorted_search_storage<NV, K, R>> storage;
     __shared__ typename cta_reduce<NT, unsigned long long>::storage_t reduce_storage;
-    sorted_search_storage<NV, K>& s = storage.get();
+    sorted_search_storage<NV, K, R>& s = storage.get();
     // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
     // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
     std::int64_t first = std::int64_t(tile) * NV, last = first + NV < total ? first + NV : total;
@@ -232,6 +251,19 @@ struct equality_count_writer {
   }
 };
 
+// sorted_equality_count's checks and its upper-bound search (validate_order: as sorted_search_impl).
+template <typename params, typename AIt, typename LowerIt, typename BIt, typename CountIt, typename Comp, typename Op>
+void equality_count_impl(const char* fn, AIt a, LowerIt lower_bounds, std::int64_t a_count, BIt b, std::int64_t b_count,
+                         CountIt counts, Comp comp, Op op, bool validate_order, context& ctx) {
+  check_count(fn, "a_count", a_count);
+  check_pointer(fn, "lower_bounds", lower_bounds, a_count);
+  check_pointer(fn, "counts", counts, a_count);
+  sorted_search_impl<bounds::upper, search_output::index, search_output::none, params>(
+      fn, a, a_count, b, b_count,
+      make_store_iterator(equality_count_writer<LowerIt, CountIt, Op>{lower_bounds, counts, op}), discard_iterator(),
+      nullptr, nullptr, comp, validate_order, ctx);
+}
+
 }  // namespace detail
 
 // The number of equal keys from lower and upper bounds: upper - lower.
@@ -260,7 +292,7 @@ void sorted_search(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOu
   MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>)
     detail::sorted_search_impl<B, A_OUT, B_OUT, params>("mgpu::sorted_search", a, a_count, b, b_count, a_output,
-                                                        b_output, a_match_count, b_match_count, comp, ctx);
+                                                        b_output, a_match_count, b_match_count, comp, true, ctx);
 }
 
 // The same without match counts.
@@ -288,16 +320,10 @@ template <typename params = void, typename AIt, typename LowerIt, typename BIt, 
           typename Op>
 void sorted_equality_count(AIt a, LowerIt lower_bounds, std::int64_t a_count, BIt b, std::int64_t b_count,
                            CountIt counts, Comp comp, Op op, context& ctx) {
-  const char* fn = "mgpu::sorted_equality_count";
-  detail::check_count(fn, "a_count", a_count);
-  detail::check_pointer(fn, "lower_bounds", lower_bounds, a_count);
-  detail::check_pointer(fn, "counts", counts, a_count);
   MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>)
-    detail::sorted_search_impl<bounds::upper, search_output::index, search_output::none, params>(
-        fn, a, a_count, b, b_count,
-        make_store_iterator(detail::equality_count_writer<LowerIt, CountIt, Op>{lower_bounds, counts, op}),
-        discard_iterator(), nullptr, nullptr, comp, ctx);
+    detail::equality_count_impl<params>("mgpu::sorted_equality_count", a, lower_bounds, a_count, b, b_count, counts,
+                                        comp, op, true, ctx);
 }
 
 // The same with op = equal_range_size (upper - lower).

@@ -21,7 +21,8 @@ class buffer {
   buffer(std::int64_t count, context& ctx) : ctx_(&ctx), count_(count) {
     detail::check_count("mgpu::buffer", "count", count);
     if (count > std::numeric_limits<std::int64_t>::max() / std::int64_t(sizeof(T)))
-      detail::throw_argument("mgpu::buffer", "count", "is more elements than std::int64_t counts bytes of");
+      detail::throw_argument("mgpu::buffer", "count",
+                             "is too many elements: their size in bytes exceeds the largest std::int64_t");
     data_ = static_cast<T*>(ctx.allocate(std::size_t(count) * sizeof(T)));
   }
   // A copy of a host vector.

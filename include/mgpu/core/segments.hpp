@@ -11,9 +11,11 @@
 namespace mgpu {
 
 // Segments given by the sorted start position of each: segment i is [heads[i], heads[i + 1]),
-// the last ends at the array's end, and elements before heads[0] form a segment of their own.
-// Heads must be sorted and in [0, count]; repeated heads make empty segments. CSR offsets
-// (offsets[0] = 0, ..., offsets[num_segments] = count) are segments_by_heads(offsets, num_segments).
+// and the last ends at the array's end. Heads must be sorted and in [0, count]; repeated heads
+// make empty segments. CSR offsets (offsets[0] = 0, ..., offsets[num_segments] = count) are
+// segments_by_heads(offsets, num_segments). Positions before heads[0] belong to no segment; each
+// function says what it does with them (segmented sort sorts them as one more segment,
+// load_balance_search gives them -1, transform_lbs and the interval functions skip them).
 template <typename HeadIt>
 struct segment_heads {
   HeadIt heads;

@@ -16,6 +16,7 @@
 #include "../core/iterators.hpp"
 #include "../core/operators.hpp"
 #include "../core/types.hpp"
+#include "loadstore.hpp"
 #include "search.hpp"
 
 #include <cstdint>
@@ -83,11 +84,8 @@ struct cta_load_balance {
     lbs_range r = lbs_range::of_tile(tile, nv, count, num_heads, p);
     int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
     // s.heads[k] = heads[head_begin - 1 + k]; the head before the first exists unless it is 0.
-    for (int k = tid; k <= head_count; k += NT) {
-      std::int64_t h = r.head_begin - 1 + k;
-      s.heads[k] = h >= 0 ? std::int64_t(heads[h]) : std::int64_t(0);
-    }
-    __syncthreads();
+    if (tid == 0) s.heads[0] = r.head_begin > 0 ? std::int64_t(heads[r.head_begin - 1]) : std::int64_t(0);
+    load_to_shared<NT, VT>(heads + r.head_begin, head_count, tid, s.heads + 1);
 
     int diag = VT * tid < items + head_count ? VT * tid : items + head_count;
     const std::int64_t* tile_heads = s.heads + 1;

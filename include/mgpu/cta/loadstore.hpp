@@ -113,6 +113,17 @@ MGPU_HOST_DEVICE bool aligned_16(const T* p) {
 
 namespace mgpu {
 
+// Loads input[0, count) (count <= NT * VT) into shared[0, count), converted to T, and syncs. As
+// below, every load is issued before any store: the loads of one thread overlap.
+template <int NT, int VT, typename T, typename It>
+MGPU_DEVICE void load_to_shared(It input, int count, int tid, T* shared) {
+  array_t<T, VT> x = mem_to_reg_strided<NT, VT, T>(input, tid, count);
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i)
+    if (NT * i + tid < count) shared[NT * i + tid] = x[i];
+  __syncthreads();
+}
+
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
 // All VT loads are issued before any store: a store to shared memory between them would keep
