@@ -28,12 +28,18 @@ function(_mgpu_check_sim_consumers)
     return()
   endif()
   list(JOIN consumers ", " names)
+  list(LENGTH consumers how_many)
+  if(how_many EQUAL 1)
+    set(names "target ${names} links")
+  else()
+    set(names "targets ${names} link")
+  endif()
   if(NOT boost_found)
-    message(FATAL_ERROR "mgpu: ${names} link mgpu::sim, the CPU simulator, which needs Boost.Context "
+    message(FATAL_ERROR "mgpu: ${names} mgpu::sim, the CPU simulator, which needs Boost.Context "
                         "1.71 or newer: install it (Debian/Ubuntu: sudo apt-get install libboost-context-dev)")
   endif()
   if(CMAKE_BUILD_TYPE MATCHES "^[Dd][Ee][Bb][Uu][Gg]$")
-    message(WARNING "mgpu: ${names} link mgpu::sim in a Debug build: the simulator runs kernels about "
+    message(WARNING "mgpu: ${names} mgpu::sim in a Debug build: the simulator runs kernels about "
                     "five times slower without optimization (configure with -DCMAKE_BUILD_TYPE=Release "
                     "or RelWithDebInfo to run it at speed)")
   endif()

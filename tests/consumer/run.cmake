@@ -18,6 +18,23 @@ run(${CMAKE_COMMAND} --install ${WORK}/lib)
 run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/installed ${options} -DCMAKE_PREFIX_PATH=${WORK}/prefix)
 # 2. add_subdirectory
 run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/embedded ${options} -DUSE_SUBDIRECTORY=ON -DMGPU_SOURCE=${MGPU_SOURCE})
+# 3. without Boost.Context, a simulator consumer is stopped at configure time by a message that
+#    names the package, both ways.
+if(SIM)
+  foreach(way installed embedded)
+    set(how -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+    if(way STREQUAL embedded)
+      set(how -DUSE_SUBDIRECTORY=ON -DMGPU_SOURCE=${MGPU_SOURCE})
+    endif()
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${consumer} -B ${WORK}/no_boost_${way} ${options} ${how}
+                            -DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON
+                    RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(code EQUAL 0 OR NOT "${out}${err}" MATCHES "libboost-context-dev")
+      message(FATAL_ERROR "${way}: a consumer of mgpu::sim without Boost.Context configured (${code}) "
+                          "or was not told the package:\n${out}${err}")
+    endif()
+  endforeach()
+endif()
 foreach(build installed embedded)
   run(${CMAKE_COMMAND} --build ${WORK}/${build})
   if(SIM)
