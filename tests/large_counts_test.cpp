@@ -1,8 +1,8 @@
 // tests/large_counts_test.cpp
 //
-// 64-bit counts in the merge family: merge, mergesort, segmented sort, locality sort, bulk remove
-// and bulk insert over more than 2^31 elements. GPU only: on the simulator each would take
-// minutes (the reduction's >2^31 test, in reduce_scan_test.cpp, runs on both).
+// 64-bit counts over more than 2^31 elements: merge, mergesort, segmented sort, locality sort, bulk
+// remove and insert, sorted search, load-balancing search and join. GPU only: on the simulator
+// each would take minutes (the reduction's >2^31 test, in reduce_scan_test.cpp, runs on both).
 //
 // Sorts are checked on the device without a reference sort: keys are uint8 and every element
 // carries its source position (uint32 suffices below 2^32) as its value. An output is a stable
@@ -12,6 +12,9 @@
 // as the segment holds, all from the segment (a permutation), in key order, and in source order
 // among equal keys.
 #include "test_util.hpp"
+
+#include <limits>
+#include <vector>
 
 #if defined(MGPU_BACKEND_CUDA)
 
@@ -211,6 +214,115 @@ MGPU_TEST(LargeCounts, BulkRemoveInsert2To31) {
                 },
                 ctx),
             0ull);
+}
+
+namespace {
+
+// Counts, on the device, the outputs of a search that differ from a closed form: an output
+// iterator that checks each value as it is written (no 2^31-element array).
+template <typename Expected>
+struct checked_output {
+  Expected expected;
+  unsigned long long* failures;
+  MGPU_HOST_DEVICE void operator()(std::int64_t value, std::int64_t i) const {
+  #if defined(MGPU_DEVICE_PASS)  // (a store_iterator's functor is host-device; it only runs on the device)
+    if (value != expected(i)) atomicAdd(failures, 1ull);
+  #endif
+  }
+};
+template <typename Expected>
+mgpu::store_iterator<checked_output<Expected>> checking(Expected expected, unsigned long long* failures) {
+  return mgpu::make_store_iterator(checked_output<Expected>{expected, failures});
+}
+
+// a[i] = 2i, b[j] = 3j + 1. With bounds::lower, a[i]'s lower bound in b counts the j with
+// 3j + 1 < 2i, and a[i] has a match when 2i = 3j + 1 for some j < b_count; b[j]'s upper bound in a
+// counts the i with 2i <= 3j + 1, and b[j] has a match when 3j + 1 is even and half of it < a_count.
+// The outputs are index_match in 64 bits: the match flag in bit 63.
+constexpr std::int64_t match_bit = std::numeric_limits<std::int64_t>::min();
+struct a_bound {
+  std::int64_t b_count;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const {
+    std::int64_t bound = (2 * i + 1) / 3;
+    bound = bound < b_count ? bound : b_count;
+    bool match = (2 * i - 1) % 3 == 0 && i > 0 && (2 * i - 1) / 3 < b_count;
+    return bound | (match ? match_bit : 0);
+  }
+};
+struct b_bound {
+  std::int64_t a_count;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t j) const {
+    std::int64_t bound = (3 * j + 1) / 2 + 1;
+    bound = bound < a_count ? bound : a_count;
+    bool match = (3 * j + 1) % 2 == 0 && (3 * j + 1) / 2 < a_count;
+    return bound | (match ? match_bit : 0);
+  }
+};
+
+// Item i of segments of 1000 items each: segment i / 1000, rank i % 1000.
+struct check_segment_and_rank {
+  unsigned long long* failures;
+  MGPU_DEVICE void operator()(std::int64_t i, std::int64_t segment, std::int64_t rank) const {
+    if (segment != i / 1000 || rank != i % 1000) atomicAdd(failures, 1ull);
+  }
+};
+
+}  // namespace
+
+// A merge-path sorted search over more than 2^31 keys (iterators, no arrays), both sides' bounds
+// and match flags checked against their closed forms as they are written, and the match counts.
+MGPU_TEST(LargeCounts, SortedSearch2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t a_count = (std::int64_t(1) << 30) + 12345, b_count = (std::int64_t(3) << 29) + 777;
+  ASSERT_GT(a_count + b_count, std::int64_t(1) << 31);
+  mgpu::buffer<unsigned long long> failures(std::vector<unsigned long long>{0, 0}, ctx);
+  mgpu::buffer<std::int64_t> matches(2, ctx);
+  unsigned long long* f = failures.data();
+  mgpu::sorted_search<mgpu::bounds::lower, mgpu::search_output::index_match, mgpu::search_output::index_match>(
+      mgpu::make_step_iterator<std::int64_t>(0, 2), a_count, mgpu::make_step_iterator<std::int64_t>(1, 3), b_count,
+      checking(a_bound{b_count}, f), checking(b_bound{a_count}, f + 1), matches.data(), matches.data() + 1,
+      mgpu::less<>(), ctx);
+  std::vector<unsigned long long> failed = failures.to_host();
+  EXPECT_EQ(failed[0], 0ull) << "a's bounds";
+  EXPECT_EQ(failed[1], 0ull) << "b's bounds";
+  // a's matches: i = 2 mod 3 with (2i - 1) / 3 < b_count; b's: odd j with (3j + 1) / 2 < a_count.
+  std::int64_t a_matches = 0, b_matches = 0;
+  for (std::int64_t i = 2; i < a_count && (2 * i - 1) / 3 < b_count; i += 3) ++a_matches;
+  for (std::int64_t j = 1; j < b_count && (3 * j + 1) / 2 < a_count; j += 2) ++b_matches;
+  std::vector<std::int64_t> counted = matches.to_host();
+  EXPECT_EQ(counted[0], a_matches);
+  EXPECT_EQ(counted[1], b_matches);
+}
+
+// Load-balancing search over more than 2^31 items in segments of 1000.
+MGPU_TEST(LargeCounts, LoadBalance2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t n = over_2_to_31;
+  mgpu::buffer<unsigned long long> failures(std::vector<unsigned long long>{0}, ctx);
+  mgpu::transform_lbs(check_segment_and_rank{failures.data()}, n,
+                      mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(0, 1000), (n - 1) / 1000 + 1),
+                      ctx);
+  EXPECT_EQ(failures.to_host()[0], 0ull);
+}
+
+// A join of 2^16 + 1 equal keys with 2^15 + 3 of them: more than 2^31 rows, row r = (r / b_count,
+// r % b_count).
+MGPU_TEST(LargeCounts, Join2To31Rows) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t a_count = (1 << 16) + 1, b_count = (1 << 15) + 3;
+  mgpu::join_result rows = mgpu::join(mgpu::make_constant_iterator(7), a_count, mgpu::make_constant_iterator(7),
+                                      b_count, mgpu::join_kind::inner, mgpu::less<>(), ctx);
+  ASSERT_EQ(rows.count, a_count * b_count);
+  ASSERT_GT(rows.count, std::int64_t(1) << 31);
+  const std::int64_t* ai = rows.a_indices.data();
+  const std::int64_t* bi = rows.b_indices.data();
+  EXPECT_EQ(
+      count_failing(
+          rows.count, [=] MGPU_LAMBDA(std::int64_t r) { return ai[r] == r / b_count && bi[r] == r % b_count; }, ctx),
+      0ull);
 }
 
 #endif  // MGPU_BACKEND_CUDA
