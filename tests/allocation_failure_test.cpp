@@ -167,27 +167,10 @@ struct square_of_index {
   MGPU_HOST_DEVICE void operator()(std::int64_t i) const { out[i] = int(i * i); }
 };
 
-std::vector<int> sorted_keys(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng) {
-  std::vector<int> v = random_keys<int>(n, distinct, rng);
-  std::sort(v.begin(), v.end());
-  return v;
-}
 template <typename T>
 std::vector<T> iota_of(std::int64_t n) {
   std::vector<T> v(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = T(i);
-  return v;
-}
-// Sorted keys with `fraction` of them swapped with one at most `reach` away: locality sort's
-// windows.
-std::vector<int> nearly_sorted(std::int64_t n, double fraction, int reach, std::mt19937_64& rng) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = int(i / 3);
-  std::uniform_int_distribution<std::int64_t> where(0, n - 1), step(-reach, reach);
-  for (std::int64_t swaps = std::int64_t(fraction * double(n)); swaps > 0; --swaps) {
-    std::int64_t i = where(rng), j = std::min(n - 1, std::max<std::int64_t>(0, i + step(rng)));
-    std::swap(v[std::size_t(i)], v[std::size_t(j)]);
-  }
   return v;
 }
 // Sorted segment heads in [0, n]: a few long segments (several tiles, so merge levels run) and a
@@ -312,8 +295,8 @@ std::vector<failure_case> failure_cases() {
       // ---- merge ----
       {"merge_keys",
        [](A& a, rng_t& rng) {
-         a.add(sorted_keys(sized(150001), 50000, rng));
-         a.add(sorted_keys(sized(120007), 50000, rng));
+         a.add(sorted_random_keys<int>(sized(150001), 50000, rng));
+         a.add(sorted_random_keys<int>(sized(120007), 50000, rng));
          a.add_output<int>(a.count<int>(0) + a.count<int>(1));
        },
        [](A& a, mgpu::context& ctx) {
@@ -329,9 +312,9 @@ std::vector<failure_case> failure_cases() {
   for (int checked = 0; checked < 2; ++checked)
     cases.push_back({checked ? "merge_pairs_checked" : "merge_pairs",
                      [](A& a, rng_t& rng) {
-                       a.add(sorted_keys(sized(150001), 50000, rng));
+                       a.add(sorted_random_keys<int>(sized(150001), 50000, rng));
                        a.add(iota_of<std::int64_t>(sized(150001)));
-                       a.add(sorted_keys(sized(120007), 50000, rng));
+                       a.add(sorted_random_keys<int>(sized(120007), 50000, rng));
                        a.add(iota_of<std::int64_t>(sized(120007)));
                        a.add_output<int>(a.count<int>(0) + a.count<int>(2));
                        a.add_output<std::int64_t>(a.count<int>(0) + a.count<int>(2));
@@ -524,7 +507,7 @@ std::vector<failure_case> failure_cases() {
                      [](A& a, rng_t& rng) {
                        std::int64_t b_count = sized(200003), a_count = sized(100003);
                        a.add(random_vector<int>(a_count, rng, -1e6, 1e6));
-                       a.add(sorted_keys(a_count, b_count + 1, rng));
+                       a.add(sorted_random_keys<int>(a_count, b_count + 1, rng));
                        a.add(random_vector<int>(b_count, rng, -1e6, 1e6));
                        a.add_output<int>(a_count + b_count);
                      },
@@ -544,8 +527,8 @@ std::vector<failure_case> failure_cases() {
   cases.push_back(
       {"merge_path_partitions",
        [](A& a, rng_t& rng) {
-         a.add(sorted_keys(sized(100003), 1000, rng));
-         a.add(sorted_keys(sized(70001), 1000, rng));
+         a.add(sorted_random_keys<int>(sized(100003), 1000, rng));
+         a.add(sorted_random_keys<int>(sized(70001), 1000, rng));
          a.add_output<std::int64_t>(mgpu::div_up(a.count<int>(0) + a.count<int>(1), std::int64_t(1000)) + 1);
        },
        [](A& a, mgpu::context& ctx) {
@@ -575,7 +558,7 @@ std::vector<failure_case> failure_cases() {
   cases.push_back(
       {"binary_search_partitions",
        [](A& a, rng_t& rng) {
-         a.add(sorted_keys(sized(100003), 300000, rng));
+         a.add(sorted_random_keys<int>(sized(100003), 300000, rng));
          a.add_output<std::int64_t>(mgpu::div_up(std::int64_t(300000), std::int64_t(777)) + 1);
        },
        [](A& a, mgpu::context& ctx) {
@@ -594,8 +577,8 @@ std::vector<failure_case> failure_cases() {
   // ---- the search family ----
   cases.push_back({"sorted_search_both_sides_with_counts",
                    [](A& a, rng_t& rng) {
-                     a.add(sorted_keys(sized(200000), 100000, rng));
-                     a.add(sorted_keys(sized(150000), 100000, rng));
+                     a.add(sorted_random_keys<int>(sized(200000), 100000, rng));
+                     a.add(sorted_random_keys<int>(sized(150000), 100000, rng));
                      a.add_output<std::int64_t>(a.count<int>(0));
                      a.add_output<std::int64_t>(a.count<int>(1));
                      a.add_output<std::int64_t>(2);
@@ -620,8 +603,8 @@ std::vector<failure_case> failure_cases() {
                    }});
   cases.push_back({"sorted_equality_count",
                    [](A& a, rng_t& rng) {
-                     a.add(sorted_keys(sized(200000), 50000, rng));
-                     a.add(sorted_keys(sized(200000), 50000, rng));
+                     a.add(sorted_random_keys<int>(sized(200000), 50000, rng));
+                     a.add(sorted_random_keys<int>(sized(200000), 50000, rng));
                      a.add(mgpu_ref::bounds_of(a.initial<int>(0), a.initial<int>(1), false, less<>()));
                      a.add_output<int>(a.count<int>(0));
                    },
@@ -676,8 +659,8 @@ std::vector<failure_case> failure_cases() {
     bool outer = kind == mgpu::join_kind::outer;
     auto setup = [](A& a, rng_t& rng) {
       // (Small: the reference is a nested-loop join, run after every failed allocation.)
-      a.add(sorted_keys(sized(8000), 3000, rng));
-      a.add(sorted_keys(sized(6000), 3000, rng));
+      a.add(sorted_random_keys<int>(sized(8000), 3000, rng));
+      a.add(sorted_random_keys<int>(sized(6000), 3000, rng));
       a.add_output<std::int64_t>(sized(60000));
       a.add_output<std::int64_t>(sized(60000));
       a.add_output<std::int64_t>(1);

@@ -59,14 +59,6 @@ std::vector<std::int64_t> brute_merge_paths(const std::vector<T>& a, const std::
   return taken_from_a;
 }
 
-// Sorted (by comp) keys drawn from `distinct` values: many duplicates when distinct is small.
-template <typename T, typename Comp>
-std::vector<T> sorted_keys(std::int64_t n, std::int64_t distinct, Comp comp, std::mt19937_64& rng) {
-  std::vector<T> v = random_keys<T>(n, distinct, rng);
-  std::sort(v.begin(), v.end(), comp);
-  return v;
-}
-
 // keys[first, first + count) stably sorted by comp, with the original positions.
 template <typename K, typename Comp>
 void stable_sort_range(const std::vector<K>& keys, std::int64_t first, std::int64_t count, Comp comp,
@@ -244,8 +236,8 @@ TEST(CtaMerge, MergePathMatchesBruteForce) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": a_count=" + std::to_string(a_count) +
                  " b_count=" + std::to_string(b_count) + (descending ? " greater" : " less"));
     auto check = [&](auto comp) {
-      std::vector<int> a = sorted_keys<int>(a_count, distinct, comp, rng),
-                       b = sorted_keys<int>(b_count, distinct, comp, rng);
+      std::vector<int> a = sorted_random_keys<int>(a_count, distinct, rng, comp),
+                       b = sorted_random_keys<int>(b_count, distinct, rng, comp);
       std::vector<std::int64_t> lowers = brute_merge_paths<mgpu::bounds::lower>(a, b, comp);
       std::vector<std::int64_t> uppers = brute_merge_paths<mgpu::bounds::upper>(a, b, comp);
       for (std::int64_t diag = 0; diag <= a_count + b_count; ++diag) {
@@ -291,7 +283,7 @@ TEST(CtaMerge, BinarySearchMatchesStd) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": n=" + std::to_string(n));
     auto check = [&](auto comp, const char* name) {
       SCOPED_TRACE(name);
-      std::vector<std::int64_t> data = sorted_keys<std::int64_t>(n, distinct, comp, rng);
+      std::vector<std::int64_t> data = sorted_random_keys<std::int64_t>(n, distinct, rng, comp);
       for (std::int64_t key = -2; key <= distinct + 1; ++key) {
         std::int64_t lower = std::lower_bound(data.begin(), data.end(), key, comp) - data.begin();
         std::int64_t upper = std::upper_bound(data.begin(), data.end(), key, comp) - data.begin();
@@ -318,8 +310,8 @@ MGPU_TEST(CtaMerge, MergePathPartitionsMatchTheHost) {
   for (auto [a_count, b_count] : shapes) {
     std::int64_t total = a_count + b_count;
     for (std::int64_t distinct : {std::int64_t(3), std::int64_t(1) << 30}) {
-      std::vector<int> a = sorted_keys<int>(a_count, distinct, mgpu::less<int>(), rng);
-      std::vector<int> b = sorted_keys<int>(b_count, distinct, mgpu::less<int>(), rng);
+      std::vector<int> a = sorted_random_keys<int>(a_count, distinct, rng, mgpu::less<int>());
+      std::vector<int> b = sorted_random_keys<int>(b_count, distinct, rng, mgpu::less<int>());
       mgpu::buffer<int> da(a, ctx), db(b, ctx);
       std::vector<std::int64_t> lowers = brute_merge_paths<mgpu::bounds::lower>(a, b, mgpu::less<int>());
       std::vector<std::int64_t> uppers = brute_merge_paths<mgpu::bounds::upper>(a, b, mgpu::less<int>());
@@ -346,8 +338,8 @@ MGPU_TEST(CtaMerge, MergePathPartitionsMatchTheHost) {
   }
   // Descending inputs, and a computed iterator for b (every key equal: the lower bound takes all
   // of a first, the upper all of b).
-  std::vector<int> a = sorted_keys<int>(2000, 10, mgpu::greater<int>(), rng),
-                   b = sorted_keys<int>(1500, 10, mgpu::greater<int>(), rng);
+  std::vector<int> a = sorted_random_keys<int>(2000, 10, rng, mgpu::greater<int>()),
+                   b = sorted_random_keys<int>(1500, 10, rng, mgpu::greater<int>());
   mgpu::buffer<int> da(a, ctx), db(b, ctx);
   std::vector<std::int64_t> descending = brute_merge_paths<mgpu::bounds::lower>(a, b, mgpu::greater<int>()), expected;
   for (std::int64_t d = 0; d <= 3500; d += 129) expected.push_back(descending[std::size_t(d)]);

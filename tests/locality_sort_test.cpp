@@ -20,19 +20,6 @@ using namespace mgpu_test;
 
 namespace {
 
-// Sorted keys (with duplicates), then `fraction` of them swapped with a key at most `reach`
-// positions away.
-std::vector<int> nearly_sorted(std::int64_t n, double fraction, int reach, std::mt19937_64& rng) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = int(i / 3);
-  std::uniform_int_distribution<std::int64_t> where(0, n - 1), step(-reach, reach);
-  for (std::int64_t swaps = std::int64_t(fraction * double(n)); swaps > 0; --swaps) {
-    std::int64_t i = where(rng), j = std::min(n - 1, std::max<std::int64_t>(0, i + step(rng)));
-    std::swap(v[std::size_t(i)], v[std::size_t(j)]);
-  }
-  return v;
-}
-
 // Position i as a value of type V (a pair_value records it in both fields).
 template <typename V>
 V value_at(std::int64_t i) {

@@ -28,13 +28,6 @@ namespace {
 constexpr int search_nv = mgpu::sorted_search_params<int>::nv;
 constexpr int lbs_nv = mgpu::load_balance_params<>::nv;
 
-template <typename K, typename Comp>
-std::vector<K> sorted_random(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng, Comp comp) {
-  std::vector<K> v = random_keys<K>(n, distinct, rng);
-  std::sort(v.begin(), v.end(), comp);
-  return v;
-}
-
 // The expected output of one side: the bound, the match flag, or both with the flag in the most
 // significant bit of R.
 template <search_output kind, typename R>
@@ -120,8 +113,8 @@ MGPU_TEST(SortedSearch, EveryKindAroundTheTile) {
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv - 1), std::int64_t(search_nv),
                          std::int64_t(search_nv + 1), std::int64_t(3 * search_nv + 5)})
     for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv), std::int64_t(2 * search_nv + 7)})
-      check_every_kind(ctx, sorted_random<int>(n, 50, rng, mgpu::less<>()),
-                       sorted_random<int>(m, 50, rng, mgpu::less<>()), mgpu::less<>(), "few distinct");
+      check_every_kind(ctx, sorted_random_keys<int>(n, 50, rng, mgpu::less<>()),
+                       sorted_random_keys<int>(m, 50, rng, mgpu::less<>()), mgpu::less<>(), "few distinct");
 }
 
 MGPU_TEST(SortedSearch, LargeAndSkewed) {
@@ -129,15 +122,16 @@ MGPU_TEST(SortedSearch, LargeAndSkewed) {
   MGPU_SEEDED_RNG(rng);
   std::int64_t large = quick() ? 20 * search_nv : (1 << 19) + 3;
   auto lt = mgpu::less<>();
-  check_every_kind(ctx, sorted_random<int>(large, large, rng, lt), sorted_random<int>(large / 2, large, rng, lt), lt,
-                   "many distinct");
-  check_every_kind(ctx, sorted_random<int>(large, 7, rng, lt), sorted_random<int>(large, 7, rng, lt), lt, "7 distinct");
+  check_every_kind(ctx, sorted_random_keys<int>(large, large, rng, lt),
+                   sorted_random_keys<int>(large / 2, large, rng, lt), lt, "many distinct");
+  check_every_kind(ctx, sorted_random_keys<int>(large, 7, rng, lt), sorted_random_keys<int>(large, 7, rng, lt), lt,
+                   "7 distinct");
   check_every_kind(ctx, std::vector<int>(std::size_t(large / 3), 5), std::vector<int>(std::size_t(large / 5), 5), lt,
                    "all equal");
   std::vector<int> evens(std::size_t(large / 4)), odds(std::size_t(large / 4));
   for (std::size_t i = 0; i < evens.size(); ++i) evens[i] = int(2 * i), odds[i] = int(2 * i + 1);
   check_every_kind(ctx, evens, odds, lt, "no matches");
-  check_every_kind(ctx, sorted_random<int>(17, 1000, rng, lt), sorted_random<int>(large, 1000, rng, lt), lt,
+  check_every_kind(ctx, sorted_random_keys<int>(17, 1000, rng, lt), sorted_random_keys<int>(large, 1000, rng, lt), lt,
                    "few needles");
 }
 
@@ -145,16 +139,17 @@ MGPU_TEST(SortedSearch, KeyTypesAndComparators) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   std::int64_t n = quick() ? 5 * search_nv : 20011;
-  check_every_kind(ctx, sorted_random<std::int64_t>(n, 3 * n, rng, mgpu::less<>()),
-                   sorted_random<std::int64_t>(n, 3 * n, rng, mgpu::less<>()), mgpu::less<>(), "int64");
-  check_every_kind(ctx, sorted_random<unsigned>(n, 100, rng, mgpu::greater<>()),
-                   sorted_random<unsigned>(n + 9, 100, rng, mgpu::greater<>()), mgpu::greater<>(), "uint32 greater");
-  check_every_kind(ctx, sorted_random<float>(n, n, rng, mgpu::less<>()),
-                   sorted_random<float>(n, n, rng, mgpu::less<>()), mgpu::less<>(), "float");
+  check_every_kind(ctx, sorted_random_keys<std::int64_t>(n, 3 * n, rng, mgpu::less<>()),
+                   sorted_random_keys<std::int64_t>(n, 3 * n, rng, mgpu::less<>()), mgpu::less<>(), "int64");
+  check_every_kind(ctx, sorted_random_keys<unsigned>(n, 100, rng, mgpu::greater<>()),
+                   sorted_random_keys<unsigned>(n + 9, 100, rng, mgpu::greater<>()), mgpu::greater<>(),
+                   "uint32 greater");
+  check_every_kind(ctx, sorted_random_keys<float>(n, n, rng, mgpu::less<>()),
+                   sorted_random_keys<float>(n, n, rng, mgpu::less<>()), mgpu::less<>(), "float");
   auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& x, const pair_value& y) { return x.key < y.key; };
   std::vector<pair_value> a, b;
-  for (int k : sorted_random<int>(n, 500, rng, mgpu::less<>())) a.push_back(pair_value{k, float(k) / 2});
-  for (int k : sorted_random<int>(n / 2, 500, rng, mgpu::less<>())) b.push_back(pair_value{k, -1.0f});
+  for (int k : sorted_random_keys<int>(n, 500, rng, mgpu::less<>())) a.push_back(pair_value{k, float(k) / 2});
+  for (int k : sorted_random_keys<int>(n / 2, 500, rng, mgpu::less<>())) b.push_back(pair_value{k, -1.0f});
   check_every_kind(ctx, a, b, by_key, "struct with a lambda comparator");
 }
 
@@ -177,7 +172,7 @@ MGPU_TEST(SortedSearch, ShortFormAndOutputIterators) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   auto lt = mgpu::less<>();
-  std::vector<int> a = sorted_random<int>(3000, 900, rng, lt), b = sorted_random<int>(2500, 900, rng, lt);
+  std::vector<int> a = sorted_random_keys<int>(3000, 900, rng, lt), b = sorted_random_keys<int>(2500, 900, rng, lt);
   mgpu::buffer<int> da(a, ctx), db(b, ctx);
   for (bool upper : {false, true}) {
     mgpu::buffer<std::int64_t> out = poisoned<std::int64_t>(3000, ctx);
@@ -203,7 +198,7 @@ MGPU_TEST(SortedSearch, EqualityCount) {
   MGPU_SEEDED_RNG(rng);
   auto lt = mgpu::less<>();
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv + 1), std::int64_t(40001)}) {
-    std::vector<int> a = sorted_random<int>(n, 300, rng, lt), b = sorted_random<int>(2 * n + 3, 300, rng, lt);
+    std::vector<int> a = sorted_random_keys<int>(n, 300, rng, lt), b = sorted_random_keys<int>(2 * n + 3, 300, rng, lt);
     std::vector<std::int64_t> lower = mgpu_ref::bounds_of(a, b, false, lt), upper = mgpu_ref::bounds_of(a, b, true, lt);
     mgpu::buffer<int> da(a, ctx), db(b, ctx);
     mgpu::buffer<std::int64_t> dl(lower, ctx);
@@ -485,12 +480,13 @@ MGPU_TEST(Join, EveryKind) {
   check_join(ctx, std::vector<int>(60, 4), std::vector<int>(45, 4), lt, "all equal: the product");
   check_join(ctx, std::vector<int>{1, 3, 5}, std::vector<int>{0, 2, 4, 6}, lt, "no matches");
   std::int64_t n = quick() ? 700 : 2500;
-  check_join(ctx, sorted_random<int>(n, n / 3, rng, lt), sorted_random<int>(n, n / 3, rng, lt), lt, "random");
-  check_join(ctx, sorted_random<float>(n, 2 * n, rng, lt), sorted_random<float>(n / 2, 2 * n, rng, lt), lt, "float");
+  check_join(ctx, sorted_random_keys<int>(n, n / 3, rng, lt), sorted_random_keys<int>(n, n / 3, rng, lt), lt, "random");
+  check_join(ctx, sorted_random_keys<float>(n, 2 * n, rng, lt), sorted_random_keys<float>(n / 2, 2 * n, rng, lt), lt,
+             "float");
   auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& x, const pair_value& y) { return x.key < y.key; };
   std::vector<pair_value> a, b;
-  for (int k : sorted_random<int>(n / 2, 200, rng, lt)) a.push_back(pair_value{k, 1.0f});
-  for (int k : sorted_random<int>(n / 3, 200, rng, lt)) b.push_back(pair_value{k, 2.0f});
+  for (int k : sorted_random_keys<int>(n / 2, 200, rng, lt)) a.push_back(pair_value{k, 1.0f});
+  for (int k : sorted_random_keys<int>(n / 3, 200, rng, lt)) b.push_back(pair_value{k, 2.0f});
   check_join(ctx, a, b, by_key, "struct");
 }
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -114,6 +115,27 @@ std::vector<K> random_keys(std::int64_t n, std::int64_t distinct, std::mt19937_6
   std::vector<K> v(static_cast<std::size_t>(n));
   std::uniform_int_distribution<std::int64_t> d(0, distinct - 1);
   for (auto& x : v) x = K(d(rng));
+  return v;
+}
+
+// random_keys sorted by comp.
+template <typename K, typename Comp = std::less<>>
+std::vector<K> sorted_random_keys(std::int64_t n, std::int64_t distinct, std::mt19937_64& rng, Comp comp = Comp()) {
+  std::vector<K> v = random_keys<K>(n, distinct, rng);
+  std::sort(v.begin(), v.end(), comp);
+  return v;
+}
+
+// Sorted keys (with duplicates), then `fraction` of them swapped with a key at most `reach`
+// positions away: nearly sorted input, as locality sort wants.
+inline std::vector<int> nearly_sorted(std::int64_t n, double fraction, int reach, std::mt19937_64& rng) {
+  std::vector<int> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = int(i / 3);
+  std::uniform_int_distribution<std::int64_t> where(0, n - 1), step(-reach, reach);
+  for (std::int64_t swaps = std::int64_t(fraction * double(n)); swaps > 0; --swaps) {
+    std::int64_t i = where(rng), j = std::min(n - 1, std::max<std::int64_t>(0, i + step(rng)));
+    std::swap(v[std::size_t(i)], v[std::size_t(j)]);
+  }
   return v;
 }
 
