@@ -144,8 +144,8 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   buffer<std::int64_t> partitions = needle_by_needle || total == 0
                                         ? buffer<std::int64_t>()
                                         : merge_path_partitions<B>(a, a_count, b, b_count, NV, comp, ctx);
-  for (std::int64_t* counter : {a_match_count, b_match_count})
-    if (counter) platform::memset_device(counter, 0, sizeof(std::int64_t), ctx.stream());
+  if (a_match_count) platform::memset_device(a_match_count, 0, sizeof(std::int64_t), ctx.stream());
+  if (b_match_count) platform::memset_device(b_match_count, 0, sizeof(std::int64_t), ctx.stream());
   if (total == 0) return;
 
   if (needle_by_needle) {
