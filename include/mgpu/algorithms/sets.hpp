@@ -179,6 +179,9 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
   }
   using P = params_or<params, set_params<K>>;
   constexpr int NT = P::nt, NV = P::nv;
+  static_assert(P::vt <= 32,
+                "mgpu: a set operation's tuning takes at most 32 values per thread (launch_params<NT, VT> with VT <= "
+                "32): each thread keeps one bit per step");
   static_assert(sizeof(set_tile_storage<NT, NV, K>) <= 47 * 1024,
                 "mgpu: a set operation's tile of these keys takes too much shared memory: pass smaller "
                 "launch_params (fewer values per thread) as the tuning template argument");
