@@ -26,6 +26,24 @@ struct balanced_split {
   bool starred;
 };
 
+namespace detail {
+// How many of data[0, end) at its end are equal to key, when none of them goes after key: galloping
+// back from the end (probes 1, 2, 4, ... elements back), then a binary search within the last
+// stride, so the cost grows with the log of the answer, not of `end`.
+template <typename It, typename Int, typename Key, typename Comp>
+MGPU_HOST_DEVICE Int equal_run_before(It data, Int end, const Key& key, Comp comp) {
+  Int begin = end, stride = 1;  // data[begin, end) all equal key
+  while (begin > 0) {
+    Int probe = begin > stride ? begin - stride : Int(0);
+    if (comp(data[probe], key))  // the run starts in (probe, begin]
+      return end - (probe + 1) - binary_search<bounds::lower>(data + (probe + 1), begin - (probe + 1), key, comp);
+    begin = probe;
+    if (stride <= begin / 2) stride *= 2;  // (never past `end`: no overflow)
+  }
+  return end;
+}
+}  // namespace detail
+
 // Balanced Path at diagonal `diag` of sorted a[0, a_count) and b[0, b_count) (diag in
 // [0, a_count + b_count]): where a set operation's first `diag` steps of input end, with matched
 // pairs kept together.
@@ -40,9 +58,10 @@ struct balanced_split {
 // Cuts are monotone in diag, and the parts between the cuts at diagonals d0 < d1 hold
 // d1 - d0 - 1 to d1 - d0 + 1 elements.
 //
-// Cost: one Merge Path search, and when the diagonal falls inside a run of equal keys four more
-// binary searches (where the run starts in a and in b, and how long it is, looked at no further
-// than the copies that matter). Usable on host and device, on any random-access range.
+// Cost: one Merge Path search, and when the diagonal falls inside a run of equal keys a few more
+// searches whose steps grow with the log of the run's length: where the run starts in a and in b
+// (galloping back from the cut), and how many copies follow the cut on each side (looked at no
+// further than the copies that matter). Usable on host and device, on any random-access range.
 template <typename AIt, typename BIt, typename Int, typename Comp>
 MGPU_HOST_DEVICE balanced_split<Int> balanced_path(AIt a, Int a_count, BIt b, Int b_count, Int diag, Comp comp) {
   using key_t = typename std::iterator_traits<AIt>::value_type;
@@ -55,8 +74,8 @@ MGPU_HOST_DEVICE balanced_split<Int> balanced_path(AIt a, Int a_count, BIt b, In
   // (When it is a's, Merge Path took no copy of it from b: those follow a's.)
   bool next_is_a = x < a_count && (y >= b_count || !comp(b[y], a[x]));
   key_t key = next_is_a ? key_t(a[x]) : key_t(b[y]);
-  Int a_before = x > 0 && !comp(a[x - 1], key) ? x - binary_search<bounds::lower>(a, x, key, comp) : Int(0);
-  Int b_before = y > 0 && !comp(b[y - 1], key) ? y - binary_search<bounds::lower>(b, y, key, comp) : Int(0);
+  Int a_before = x > 0 && !comp(a[x - 1], key) ? detail::equal_run_before(a, x, key, comp) : Int(0);
+  Int b_before = y > 0 && !comp(b[y - 1], key) ? detail::equal_run_before(b, y, key, comp) : Int(0);
   Int r = a_before + b_before;
   if (r == 0) return cut;  // the cut lies between two different keys
 
