@@ -16,6 +16,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/set_operations.h>
 #include <thrust/transform.h>
 #include <cub/device/device_for.cuh>
 #include <cub/device/device_merge.cuh>
@@ -764,6 +765,124 @@ struct join_case {
   }
 };
 
+// ---- set operations --------------------------------------------------------------------------
+
+// Calls mgpu's set operation `kind` with these arguments (any form).
+template <mgpu::set_kind kind, class... Args>
+auto mgpu_set(Args&&... args) {
+  if constexpr (kind == mgpu::set_kind::intersection)
+    return mgpu::set_intersection(std::forward<Args>(args)...);
+  else if constexpr (kind == mgpu::set_kind::union_)
+    return mgpu::set_union(std::forward<Args>(args)...);
+  else if constexpr (kind == mgpu::set_kind::difference)
+    return mgpu::set_difference(std::forward<Args>(args)...);
+  else
+    return mgpu::set_symmetric_difference(std::forward<Args>(args)...);
+}
+
+// thrust's set operation `kind` on keys, or with pairs on keys and values (set_intersection_by_key
+// takes a's values only), on `policy`; returns the number of keys written.
+template <mgpu::set_kind kind, bool pairs, class Policy, class K, class V>
+std::int64_t thrust_set(Policy policy, const K* a, std::int64_t a_count, const K* b, std::int64_t b_count,
+                        const V* a_values, const V* b_values, K* keys_out, V* values_out) {
+  K* end = nullptr;
+  if constexpr (kind == mgpu::set_kind::intersection && pairs)
+    end = thrust::set_intersection_by_key(policy, a, a + a_count, b, b + b_count, a_values, keys_out, values_out).first;
+  else if constexpr (kind == mgpu::set_kind::intersection)
+    end = thrust::set_intersection(policy, a, a + a_count, b, b + b_count, keys_out);
+  else if constexpr (kind == mgpu::set_kind::union_ && pairs)
+    end = thrust::set_union_by_key(policy, a, a + a_count, b, b + b_count, a_values, b_values, keys_out, values_out)
+              .first;
+  else if constexpr (kind == mgpu::set_kind::union_)
+    end = thrust::set_union(policy, a, a + a_count, b, b + b_count, keys_out);
+  else if constexpr (kind == mgpu::set_kind::difference && pairs)
+    end =
+        thrust::set_difference_by_key(policy, a, a + a_count, b, b + b_count, a_values, b_values, keys_out, values_out)
+            .first;
+  else if constexpr (kind == mgpu::set_kind::difference)
+    end = thrust::set_difference(policy, a, a + a_count, b, b + b_count, keys_out);
+  else if constexpr (pairs)
+    end = thrust::set_symmetric_difference_by_key(policy, a, a + a_count, b, b + b_count, a_values, b_values, keys_out,
+                                                  values_out)
+              .first;
+  else
+    end = thrust::set_symmetric_difference(policy, a, a + a_count, b, b + b_count, keys_out);
+  return end - keys_out;
+}
+
+constexpr const char* set_case_name(mgpu::set_kind kind, bool pairs) {
+  switch (kind) {
+    case mgpu::set_kind::intersection:
+      return pairs ? "set_intersection_pairs" : "set_intersection_keys";
+    case mgpu::set_kind::union_:
+      return pairs ? "set_union_pairs" : "set_union_keys";
+    case mgpu::set_kind::difference:
+      return pairs ? "set_difference_pairs" : "set_difference_keys";
+    default:
+      return pairs ? "set_symmetric_difference_pairs" : "set_symmetric_difference_keys";
+  }
+}
+
+// A set operation on two sorted inputs of n/2 keys in [0, n/2) (each key has Poisson(1) copies on
+// each side: moderate duplicates), against thrust::set_* (thrust::set_*_by_key for pairs). Both
+// return the count to the host: mgpu's host form, and thrust's returned end. mgpu's device form,
+// which leaves the count in device memory and does not wait, is timed as a reference
+// (`mgpu_device_form`). Bytes: both inputs read, the output written.
+template <mgpu::set_kind kind, bool pairs>
+struct set_case {
+  static constexpr const char* name = set_case_name(kind, pairs);
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    using V = std::int32_t;
+    const std::int64_t a_count = n / 2, b_count = n - a_count;
+    device_array<T> a = sorted_random_keys<T>(e, a_count, T(a_count), 0xc0),
+                    b = sorted_random_keys<T>(e, b_count, T(a_count), 0xc1);
+    device_array<T> mgpu_keys(n), thrust_keys(n);
+    device_array<V> a_values, b_values, mgpu_values, thrust_values;
+    if constexpr (pairs) {
+      a_values = random_input<V>(e, a_count, 0xc2);
+      b_values = random_input<V>(e, b_count, 0xc3);
+      mgpu_values = device_array<V>(n);
+      thrust_values = device_array<V>(n);
+    }
+    device_array<std::int64_t> count_out(1);
+    std::int64_t count = 0, thrust_count = 0;
+    auto mgpu_run = [&] {
+      if constexpr (pairs)
+        count = mgpu_set<kind>(a.data(), a_values.data(), a_count, b.data(), b_values.data(), b_count, mgpu_keys.data(),
+                               mgpu_values.data(), mgpu::less<>(), e.ctx);
+      else
+        count = mgpu_set<kind>(a.data(), a_count, b.data(), b_count, mgpu_keys.data(), mgpu::less<>(), e.ctx);
+    };
+    auto mgpu_device_run = [&] {
+      if constexpr (pairs)
+        mgpu_set<kind>(a.data(), a_values.data(), a_count, b.data(), b_values.data(), b_count, mgpu_keys.data(),
+                       mgpu_values.data(), count_out.data(), mgpu::less<>(), e.ctx);
+      else
+        mgpu_set<kind>(a.data(), a_count, b.data(), b_count, mgpu_keys.data(), count_out.data(), mgpu::less<>(), e.ctx);
+    };
+    auto thrust_run = [&] {
+      thrust_count =
+          thrust_set<kind, pairs>(thrust::cuda::par_nosync.on(e.stream()), a.data(), a_count, b.data(), b_count,
+                                  a_values.data(), b_values.data(), thrust_keys.data(), thrust_values.data());
+    };
+    case_id c{name, type_name<T>::value, n};
+    timed m = e.time("mgpu", mgpu_run);
+    timed t = e.time("thrust", thrust_run);
+    timed d = e.time("mgpu_device_form", mgpu_device_run);
+    e.add(c, double(n) * sizeof(T) + double(count) * double(sizeof(T) + (pairs ? sizeof(V) : 0)), m, {t, d});
+    std::int64_t device_count = count_out.at(0, e.stream());
+    if (count != thrust_count || device_count != count) {
+      e.out.mismatch(c, "count " + std::to_string(count) + " (device form " + std::to_string(device_count) +
+                            "), thrust " + std::to_string(thrust_count));
+    } else {
+      e.check(c, mgpu_keys.data(), thrust_keys.data(), count);
+      if constexpr (pairs) e.check(c, mgpu_values.data(), thrust_values.data(), count);
+    }
+  }
+};
+
 template <bool expand>
 primitive lbs_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
   return {name, [name, profile](elem, env& e, std::int64_t n) { lbs_case<expand>::run(e, name, profile, n); }, false,
@@ -820,6 +939,11 @@ const std::vector<primitive>& primitives() {
       lbs_entry<true>("interval_expand_fixed_1024", {segment_profile::fixed, 1024}, profile),
       lbs_entry<true>("interval_expand_skewed", {segment_profile::skewed, 0}, profile),
       entry<join_case>(sorting),
+      entry<set_case<mgpu::set_kind::intersection, false>>(streaming),
+      entry<set_case<mgpu::set_kind::union_, false>>(streaming),
+      entry<set_case<mgpu::set_kind::difference, false>>(streaming),
+      entry<set_case<mgpu::set_kind::symmetric_difference, false>>(streaming),
+      entry<set_case<mgpu::set_kind::union_, true>>(streaming),
   };
   return list;
 }

@@ -432,6 +432,54 @@ void demo_search(mgpu::context& ctx) {
   }
 }
 
+// ---- multisets ---------------------------------------------------------------------------------
+
+void demo_sets(mgpu::context& ctx) {
+  std::printf("\n\nMULTISET DEMONSTRATION:\n\n");
+  std::vector<int> a = sorted_random_ints(20, 10, 18), b = sorted_random_ints(20, 10, 19);
+  mgpu::buffer<int> da(a, ctx), db(b, ctx), keys(40, ctx);
+  std::printf("A keys:\n");
+  print_array(a, "%4d");
+  std::printf("\nB keys:\n");
+  print_array(b, "%4d");
+  auto print_kept = [&](const char* name, std::int64_t count) {
+    std::vector<int> kept = keys.to_host();
+    kept.resize(std::size_t(count));
+    std::printf("\n%s: %lld keys\n", name, (long long)count);
+    print_array(kept, "%4d");
+  };
+  auto lt = mgpu::less<>();
+  print_kept("set_intersection", mgpu::set_intersection(da.data(), 20, db.data(), 20, keys.data(), lt, ctx));
+  print_kept("set_union", mgpu::set_union(da.data(), 20, db.data(), 20, keys.data(), lt, ctx));
+  print_kept("set_difference (A - B)", mgpu::set_difference(da.data(), 20, db.data(), 20, keys.data(), lt, ctx));
+  print_kept("set_symmetric_difference",
+             mgpu::set_symmetric_difference(da.data(), 20, db.data(), 20, keys.data(), lt, ctx));
+
+  // With values that name each copy: A's are a, b, c, ..., B's A, B, C, ...
+  std::vector<char> b_names = letters(20);
+  for (char& c : b_names) c = char(c - 'a' + 'A');
+  mgpu::buffer<char> a_values(letters(20), ctx), b_values(b_names, ctx), values(40, ctx);
+  auto print_pairs = [&](const char* name, std::int64_t count) {
+    std::vector<int> k = keys.to_host();
+    std::vector<char> v = values.to_host();
+    std::printf("\n%s of pairs: %lld (key value)\n", name, (long long)count);
+    print_rows(std::size_t(count), [&](std::size_t i) { std::printf("%3d %c", k[i], v[i]); });
+  };
+  std::printf("\nA values: ");
+  for (char c : letters(20)) std::printf("%c", c);
+  std::printf("\nB values: %s\n", std::string(b_names.begin(), b_names.end()).c_str());
+  print_pairs("set_union", mgpu::set_union(da.data(), a_values.data(), 20, db.data(), b_values.data(), 20, keys.data(),
+                                           values.data(), lt, ctx));
+  print_pairs("set_symmetric_difference",
+              mgpu::set_symmetric_difference(da.data(), a_values.data(), 20, db.data(), b_values.data(), 20,
+                                             keys.data(), values.data(), lt, ctx));
+
+  // The device form: the count stays in device memory; nothing waits until it is read.
+  mgpu::buffer<std::int64_t> count(1, ctx);
+  mgpu::set_difference(db.data(), 20, da.data(), 20, keys.data(), count.data(), lt, ctx);
+  print_kept("set_difference (B - A), count from device memory", read_one(count));
+}
+
 }  // namespace
 
 int main() {
@@ -449,6 +497,7 @@ int main() {
     demo_merge_sort(ctx);
     demo_radix_sort(ctx);
     demo_search(ctx);
+    demo_sets(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());

@@ -11,6 +11,7 @@
 #include "references/reduce_scan.hpp"
 #include "references/search.hpp"
 #include "references/segmented_sort.hpp"
+#include "references/sets.hpp"
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -214,6 +215,25 @@ template <typename K, typename V, typename Comp>
   ::testing::AssertionResult v = same(mgpu_ref::permute(values, order), values_now);
   if (!v) return v << " (values)";
   return ::testing::AssertionSuccess();
+}
+
+// The set operations' output size, and one call of the operation named by `op` (any form).
+std::int64_t set_bound(mgpu_ref::set_op op, std::int64_t a_count, std::int64_t b_count) {
+  if (op == mgpu_ref::set_op::intersection) return std::min(a_count, b_count);
+  return op == mgpu_ref::set_op::difference ? a_count : a_count + b_count;
+}
+template <typename... Args>
+auto set_call(mgpu_ref::set_op op, Args&&... args) {
+  switch (op) {
+    case mgpu_ref::set_op::intersection:
+      return mgpu::set_intersection(std::forward<Args>(args)...);
+    case mgpu_ref::set_op::union_:
+      return mgpu::set_union(std::forward<Args>(args)...);
+    case mgpu_ref::set_op::difference:
+      return mgpu::set_difference(std::forward<Args>(args)...);
+    default:
+      return mgpu::set_symmetric_difference(std::forward<Args>(args)...);
+  }
 }
 
 std::vector<failure_case> failure_cases() {
@@ -556,6 +576,34 @@ std::vector<failure_case> failure_cases() {
          return same(expected, a.now<std::int64_t>(2));
        }});
   cases.push_back(
+      {"balanced_path_partitions",  // cuts as bytes (a struct per cut), compared field by field
+       [](A& a, rng_t& rng) {
+         a.add(sorted_keys(sized(100003), 1000, rng));
+         a.add(sorted_keys(sized(70001), 1000, rng));
+         std::int64_t cuts = mgpu::div_up(a.count<int>(0) + a.count<int>(1), std::int64_t(1000)) + 1;
+         a.add_output<unsigned char>(cuts * std::int64_t(sizeof(mgpu::balanced_split<std::int64_t>)));
+       },
+       [](A& a, mgpu::context& ctx) {
+         auto p = mgpu::balanced_path_partitions(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1), 1000,
+                                                 less<int>(), ctx);
+         mgpu::platform::copy_device(a.ptr<unsigned char>(2), p.data(),
+                                     std::size_t(p.size()) * sizeof(mgpu::balanced_split<std::int64_t>), ctx.stream());
+       },
+       [](A& a) {
+         std::vector<int> x = a.initial<int>(0), y = a.initial<int>(1);
+         std::vector<unsigned char> bytes = a.now<unsigned char>(2);
+         std::int64_t n = std::int64_t(x.size()), m = std::int64_t(y.size());
+         for (std::size_t i = 0; i * sizeof(mgpu::balanced_split<std::int64_t>) < bytes.size(); ++i) {
+           mgpu::balanced_split<std::int64_t> got;
+           std::memcpy(&got, bytes.data() + i * sizeof got, sizeof got);
+           auto cut = mgpu::balanced_path(x.data(), n, y.data(), m,
+                                          std::min<std::int64_t>(std::int64_t(i) * 1000, n + m), less<int>());
+           if (got.a != cut.a || got.b != cut.b || got.starred != cut.starred)
+             return ::testing::AssertionFailure() << "cut " << i << " differs";
+         }
+         return ::testing::AssertionSuccess();
+       }});
+  cases.push_back(
       {"binary_search_partitions",
        [](A& a, rng_t& rng) {
          a.add(sorted_random_keys<int>(sized(100003), 300000, rng));
@@ -698,6 +746,87 @@ std::vector<failure_case> failure_cases() {
                      },
                      check});
   }
+  // ---- set operations: each operation in all four forms ----
+  const std::pair<mgpu_ref::set_op, std::string> set_ops[] = {
+      {mgpu_ref::set_op::intersection, "set_intersection"},
+      {mgpu_ref::set_op::union_, "set_union"},
+      {mgpu_ref::set_op::difference, "set_difference"},
+      {mgpu_ref::set_op::symmetric_difference, "set_symmetric_difference"}};
+  for (const auto& [op, op_name] : set_ops) {
+    for (int form = 0; form < 4; ++form) {
+      const bool pairs = form >= 2, on_device = form % 2 == 1;
+      // Arrays: a's keys and sources, b's keys and sources (a_count + j), the keys, values and count out.
+      auto setup = [op = op](A& a, rng_t& rng) {
+        a.add(sorted_keys(sized(120001), 40000, rng));
+        a.add(iota_of<std::int64_t>(a.count<int>(0)));
+        a.add(sorted_keys(sized(90007), 40000, rng));
+        std::vector<std::int64_t> b_sources = iota_of<std::int64_t>(a.count<int>(2));
+        for (std::int64_t& s : b_sources) s += a.count<int>(0);
+        a.add(b_sources);
+        std::int64_t bound = set_bound(op, a.count<int>(0), a.count<int>(2));
+        a.add_output<int>(bound);
+        a.add_output<std::int64_t>(bound);
+        a.add_output<std::int64_t>(1);
+      };
+      auto call = [op = op, pairs, on_device](A& a, mgpu::context& ctx) {
+        int* ak = a.ptr<int>(0);
+        int* bk = a.ptr<int>(2);
+        std::int64_t* av = a.ptr<std::int64_t>(1);
+        std::int64_t* bv = a.ptr<std::int64_t>(3);
+        std::int64_t n = a.count<int>(0), m = a.count<int>(2), count = 0;
+        int* keys_out = a.ptr<int>(4);
+        std::int64_t* values_out = a.ptr<std::int64_t>(5);
+        std::int64_t* count_out = a.ptr<std::int64_t>(6);
+        if (pairs && on_device)
+          set_call(op, ak, av, n, bk, bv, m, keys_out, values_out, count_out, less<>(), ctx);
+        else if (pairs)
+          count = set_call(op, ak, av, n, bk, bv, m, keys_out, values_out, less<>(), ctx);
+        else if (on_device)
+          set_call(op, ak, n, bk, m, keys_out, count_out, less<>(), ctx);
+        else
+          count = set_call(op, ak, n, bk, m, keys_out, less<>(), ctx);
+        if (!on_device) {
+          mgpu::platform::copy_to_device(count_out, &count, sizeof count, ctx.stream());
+          ctx.synchronize();
+        }
+      };
+      auto check = [op = op, pairs](A& a) {
+        auto kept = mgpu_ref::set_operation(op, a.initial<int>(0), a.initial<int>(2), less<>());
+        std::vector<int> keys = a.initial<int>(4);
+        std::vector<std::int64_t> values = a.initial<std::int64_t>(5);
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+          keys[i] = kept[i].first;
+          if (pairs) values[i] = kept[i].second;
+        }
+        ::testing::AssertionResult r = same(keys, a.now<int>(4));
+        if (r) r = same(values, a.now<std::int64_t>(5));
+        if (r) r = same({std::int64_t(kept.size())}, a.now<std::int64_t>(6));
+        return r;
+      };
+      cases.push_back(
+          {op_name + (pairs ? "_pairs" : "_keys") + (on_device ? "_device_form" : "_host_form"), setup, call, check});
+    }
+  }
+  cases.push_back({"set_union_keys_checked",  // checked mode allocates for its checks too
+                   [](A& a, rng_t& rng) {
+                     a.add(sorted_keys(sized(50001), 9000, rng));
+                     a.add(sorted_keys(sized(40009), 9000, rng));
+                     a.add_output<int>(a.count<int>(0) + a.count<int>(1));
+                     a.add_output<std::int64_t>(1);
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     ctx.set_checked(true);
+                     mgpu::set_union(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1), a.ptr<int>(2),
+                                     a.ptr<std::int64_t>(3), less<>(), ctx);
+                   },
+                   [](A& a) {
+                     auto kept = mgpu_ref::set_operation(mgpu_ref::set_op::union_, a.initial<int>(0), a.initial<int>(1),
+                                                         less<>());
+                     std::vector<int> keys = a.initial<int>(2);
+                     for (std::size_t i = 0; i < kept.size(); ++i) keys[i] = kept[i].first;
+                     ::testing::AssertionResult r = same(keys, a.now<int>(2));
+                     return r ? same({std::int64_t(kept.size())}, a.now<std::int64_t>(3)) : r;
+                   }});
   cases.push_back({"buffer_from_host", [](A& a, rng_t&) { a.add_output<int>(1000); },
                    [](A& a, mgpu::context& ctx) {
                      mgpu::buffer<int> b(iota_of<int>(1000), ctx);

@@ -19,6 +19,7 @@
 #include "core/segments.hpp"
 #include "core/types.hpp"
 
+#include "cta/balanced_path.hpp"
 #include "cta/cta_reduce.hpp"
 #include "cta/cta_scan.hpp"
 #include "cta/cta_sort.hpp"
@@ -27,6 +28,7 @@
 #include "cta/lookback.hpp"
 #include "cta/merge.hpp"
 #include "cta/search.hpp"
+#include "cta/sets.hpp"
 #include "cta/sort_networks.hpp"
 
 #include "algorithms/bulk_insert.hpp"
@@ -42,4 +44,5 @@
 #include "algorithms/reduce.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/segmented_sort.hpp"
+#include "algorithms/sets.hpp"
 #include "algorithms/sorted_search.hpp"

@@ -8,6 +8,7 @@
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
 #include "../core/operators.hpp"
+#include "../cta/balanced_path.hpp"
 #include "../cta/search.hpp"
 
 #include <cstdint>
@@ -41,6 +42,33 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
       [=] MGPU_LAMBDA(std::int64_t i) {
         std::int64_t diag = i * spacing < total ? i * spacing : total;
         p[i] = merge_path<B>(a, a_count, b, b_count, diag, comp);
+      },
+      count, ctx);
+  return partitions;
+}
+
+// partitions[i] = balanced_path(a, a_count, b, b_count, min(i * spacing, a_count + b_count), comp)
+// for i in [0, ceil((a_count + b_count) / spacing)]: the cuts of a set operation's tiles, each
+// holding spacing - 1 to spacing + 1 elements (see balanced_path). Stream-ordered. Throws
+// std::invalid_argument as merge_path_partitions does.
+template <typename AIt, typename BIt, typename Comp>
+buffer<balanced_split<std::int64_t>> balanced_path_partitions(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count,
+                                                              std::int64_t spacing, Comp comp, context& ctx) {
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
+  const char* fn = "mgpu::balanced_path_partitions";
+  detail::check_count(fn, "a_count", a_count);
+  detail::check_count(fn, "b_count", b_count);
+  detail::check_pointer(fn, "a", a, a_count);
+  detail::check_pointer(fn, "b", b, b_count);
+  if (spacing <= 0) detail::throw_argument(fn, "spacing", "must be positive");
+  const std::int64_t total = detail::checked_sum(fn, "a_count", a_count, "b_count", b_count);
+  std::int64_t count = div_up(total, spacing) + 1;
+  buffer<balanced_split<std::int64_t>> partitions(count, ctx);
+  balanced_split<std::int64_t>* p = partitions.data();
+  transform<search_params>(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::int64_t diag = i * spacing < total ? i * spacing : total;
+        p[i] = balanced_path(a, a_count, b, b_count, diag, comp);
       },
       count, ctx);
   return partitions;
