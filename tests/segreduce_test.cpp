@@ -383,6 +383,54 @@ MGPU_TEST(SegmentedReduce, FlagsOfEveryWord) {
   }
 }
 
+// Device-only lambdas (MGPU_LAMBDA) as f, with heads and with flags; a host-device lambda as
+// key_equal. (nvcc: every kernel instantiated with a closure type of the caller's.)
+MGPU_TEST(SegmentedReduce, DeviceLambdas) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of(random_sizes(3000, 12, rng), total);
+  std::vector<int> input = small_integers<int>(total, rng);
+  const std::int64_t num = std::int64_t(heads.size());
+  mgpu::buffer<int> din(input, ctx), dh(heads, ctx);
+  const int* p = din.data();
+  auto twice = [=] MGPU_LAMBDA(std::int64_t i) { return 2 * p[i]; };
+  std::vector<int> doubled;
+  for (int v : input) doubled.push_back(2 * v);
+  std::vector<int> expected = mgpu_ref::segmented_reduce(doubled, heads, 1, mgpu::plus<>());
+  mgpu::buffer<int> out = poisoned<int>(num, ctx);
+  mgpu::transform_segreduce(twice, total, mgpu::segments_by_heads(dh.data(), num), out.data(), 1, mgpu::plus<>(), ctx);
+  EXPECT_TRUE(same(expected, out.to_host())) << "transform_segreduce by heads";
+  out = poisoned<int>(num, ctx);
+  mgpu::lbs_segreduce([=] MGPU_LAMBDA(std::int64_t i, std::int64_t, std::int64_t) { return 2 * p[i]; }, total,
+                      mgpu::segments_by_heads(dh.data(), num), out.data(), 1, mgpu::plus<>(), ctx);
+  EXPECT_TRUE(same(expected, out.to_host())) << "lbs_segreduce";
+  std::vector<int> nonempty;  // flags cannot say empty segments: heads of the non-empty ones
+  for (std::size_t s = 0; s < heads.size(); ++s)
+    if (mgpu_ref::segment_end(heads, s, total) > heads[s]) nonempty.push_back(heads[s]);
+  std::vector<int> expected_flags = mgpu_ref::segmented_reduce(doubled, nonempty, 1, mgpu::plus<>());
+  mgpu::buffer<unsigned> flags(flags_of(nonempty, total), ctx);
+  out = poisoned<int>(num, ctx);
+  mgpu::transform_segreduce(twice, total, mgpu::segments_by_flags(flags.data()), out.data(), 1, mgpu::plus<>(), ctx);
+  std::vector<int> got = out.to_host();
+  got.resize(expected_flags.size());
+  EXPECT_TRUE(same(expected_flags, got)) << "transform_segreduce by flags";
+
+  std::vector<int> keys = random_keys<int>(total, 40, rng);
+  auto same_parity = [] MGPU_HOST_DEVICE_LAMBDA(int a, int b) { return (a & 1) == (b & 1); };
+  auto runs = mgpu_ref::reduce_by_key(keys, input, same_parity, mgpu::plus<>());
+  mgpu::buffer<int> dk(keys, ctx), keys_out(total, ctx), values_out(total, ctx);
+  mgpu::buffer<std::int64_t> count(1, ctx);
+  mgpu::reduce_by_key(dk.data(), din.data(), total, keys_out.data(), values_out.data(), count.data(), mgpu::plus<>(),
+                      same_parity, ctx);
+  const std::int64_t n_runs = count.to_host()[0];
+  ASSERT_EQ(n_runs, std::int64_t(runs.first.size()));
+  std::vector<int> got_keys = keys_out.to_host(), got_values = values_out.to_host();
+  got_keys.resize(std::size_t(n_runs)), got_values.resize(std::size_t(n_runs));
+  EXPECT_TRUE(same(runs.first, got_keys)) << "reduce_by_key keys";
+  EXPECT_TRUE(same(runs.second, got_values)) << "reduce_by_key values";
+}
+
 // ---- reduce_by_key ----
 
 namespace {

@@ -677,23 +677,25 @@ void reduce_by_key(KeysIt keys, ValuesIt values, std::int64_t count, KeysOut key
                 "mgpu::reduce_by_key: key_equal must be callable as key_equal(key, key) and return bool (mgpu::"
                 "equal_to<>, or a lambda written [=] MGPU_HOST_DEVICE_LAMBDA (const K& a, const K& b) { ... }); it "
                 "follows op, as the optional last functor");
-  const char* fn = "mgpu::reduce_by_key";
-  detail::check_count(fn, "count", count);
-  detail::check_pointer(fn, "keys", keys, count);
-  detail::check_pointer(fn, "values", values, count);
-  detail::check_pointer(fn, "keys_out", keys_out, count > 0 ? 1 : 0);
-  detail::check_pointer(fn, "values_out", values_out, count > 0 ? 1 : 0);
-  detail::check_pointer(fn, "count_out", count_out, 1);
-  // (The outputs' sizes, the number of runs, are not known here: an output that starts inside an
-  // input is caught, one that starts before it and runs into it is not.)
-  const std::int64_t first = count > 0 ? 1 : 0;
-  detail::check_disjoint(fn, "keys_out", keys, count, keys_out, first);
-  detail::check_disjoint(fn, "keys_out", values, count, keys_out, first);
-  detail::check_disjoint(fn, "values_out", keys, count, values_out, first);
-  detail::check_disjoint(fn, "values_out", values, count, values_out, first);
-  using P = params_or<params, reduce_by_key_params<K, T>>;
-  detail::reduce_runs<P, T>(fn, detail::starts_at_new_keys<KeysIt, KeyEqual>{keys, key_equal}, values, count, keys_out,
-                            values_out, count_out, maybe<T>{T{}, false}, op, ctx);
+  if constexpr (detail::is_key_equal_v<KeyEqual, K>) {
+    const char* fn = "mgpu::reduce_by_key";
+    detail::check_count(fn, "count", count);
+    detail::check_pointer(fn, "keys", keys, count);
+    detail::check_pointer(fn, "values", values, count);
+    detail::check_pointer(fn, "keys_out", keys_out, count > 0 ? 1 : 0);
+    detail::check_pointer(fn, "values_out", values_out, count > 0 ? 1 : 0);
+    detail::check_pointer(fn, "count_out", count_out, 1);
+    // (The outputs' sizes, the number of runs, are not known here: an output that starts inside an
+    // input is caught, one that starts before it and runs into it is not.)
+    const std::int64_t first = count > 0 ? 1 : 0;
+    detail::check_disjoint(fn, "keys_out", keys, count, keys_out, first);
+    detail::check_disjoint(fn, "keys_out", values, count, keys_out, first);
+    detail::check_disjoint(fn, "values_out", keys, count, values_out, first);
+    detail::check_disjoint(fn, "values_out", values, count, values_out, first);
+    using P = params_or<params, reduce_by_key_params<K, T>>;
+    detail::reduce_runs<P, T>(fn, detail::starts_at_new_keys<KeysIt, KeyEqual>{keys, key_equal}, values, count,
+                              keys_out, values_out, count_out, maybe<T>{T{}, false}, op, ctx);
+  }
 }
 
 // The same with key_equal = equal_to<>.
