@@ -923,10 +923,12 @@ class cusparse_spmv {
 
 // The generated matrices of the SpMV cases (square, about n non-zeros in all).
 enum class matrix_kind {
-  uniform,    // rows of 0 to 64 entries, random columns
-  power_law,  // row sizes from a Pareto law (about 8 on average, a few rows of thousands), random columns
-  banded,     // 27 entries per row, in the columns around the diagonal
-  dense_row,  // rows of 0 to 7 entries, random columns, and one row holding half the non-zeros
+  uniform,      // rows of 0 to 64 entries, random columns
+  power_law,    // row sizes from a Pareto law (about 8 on average, a few rows of thousands), random columns
+  banded,       // 27 entries per row, in the columns around the diagonal
+  dense_row,    // rows of 0 to 7 entries, random columns, and one row holding half the non-zeros
+  rows_of_1,    // one entry per row, in a random column
+  sparse_rows,  // 7 of 8 rows empty, the others of 8 to 56 entries, random columns
 };
 
 // y = A x in float and double: mgpu::spmv on a plan made before timing, against cusparseSpMV
@@ -935,7 +937,11 @@ enum class matrix_kind {
 // read once (a gather, from cache for most entries), y written.
 template <class V>
 void spmv_run(env& e, const std::string& name, matrix_kind kind, std::int64_t n) {
-  const std::int64_t rows = kind == matrix_kind::uniform ? n / 32 : kind == matrix_kind::banded ? n / 27 : n / 8;
+  const std::int64_t rows = kind == matrix_kind::uniform       ? n / 32
+                            : kind == matrix_kind::banded      ? n / 27
+                            : kind == matrix_kind::rows_of_1   ? n
+                            : kind == matrix_kind::sparse_rows ? n / 4
+                                                               : n / 8;
   const std::int64_t cols = rows, dense = rows / 2, half = n / 2;
   device_array<int> sizes(rows + 1), offsets(rows + 1);
   int* s = sizes.data();
@@ -951,6 +957,10 @@ void spmv_run(env& e, const std::string& name, matrix_kind kind, std::int64_t n)
             size = 27;
           } else if (kind == matrix_kind::dense_row) {
             size = r == dense ? int(half) : int(h % 8);
+          } else if (kind == matrix_kind::rows_of_1) {
+            size = 1;
+          } else if (kind == matrix_kind::sparse_rows) {
+            size = h % 8 == 0 ? 8 + int((h >> 8) % 49) : 0;
           } else {  // Pareto: P(size >= k) falls as k^-1.3, scaled to a mean of about 8
             double u = double(h >> 11) * 0x1p-53;
             size = int(fmin(2.0 * pow(1.0 - u, -1.0 / 1.3), double(1 << 16))) - 1;
@@ -1072,6 +1082,8 @@ const std::vector<primitive>& primitives() {
       spmv_entry("spmv_power_law", matrix_kind::power_law, profile),
       spmv_entry("spmv_banded", matrix_kind::banded, profile),
       spmv_entry("spmv_dense_row", matrix_kind::dense_row, profile),
+      spmv_entry("spmv_rows_of_1", matrix_kind::rows_of_1, profile),
+      spmv_entry("spmv_sparse_rows", matrix_kind::sparse_rows, profile),
   };
   return list;
 }
