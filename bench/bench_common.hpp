@@ -78,6 +78,10 @@ template <>
 struct type_name<float> {
   static constexpr const char* value = "float";
 };
+template <>
+struct type_name<double> {
+  static constexpr const char* value = "double";
+};
 
 // ---- random inputs -----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@
 
 #include <mgpu/mgpu.hpp>
 
+#include <cusparse.h>
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -24,14 +25,17 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
 
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
 
 using bench::case_id;
 using bench::copy_async;
@@ -889,6 +893,248 @@ primitive lbs_entry(const std::string& name, segment_profile profile, const size
           sizes};
 }
 
+// ---- segmented reduce, reduce by key, spmv --------------------------------------------------------
+
+// CSR offsets (num_segments + 1 entries, the last the total) of segments of about n items in all,
+// sized by `profile` (fixed, or skewed as lbs_skewed); the sizes' exclusive scan, made on the device.
+inline device_array<int> segment_offsets(env& e, std::int64_t n, segment_profile profile, std::int64_t& num_segments,
+                                         std::int64_t& total) {
+  num_segments = profile.kind == segment_profile::skewed ? n / 16 : std::max<std::int64_t>(1, n / profile.size);
+  device_array<int> sizes(num_segments + 1), offsets(num_segments + 1);
+  int* s = sizes.data();
+  std::uint64_t seed = e.seed ^ 0xc0;
+  int size = profile.size;
+  auto kind = profile.kind;
+  std::int64_t last = num_segments;
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::uint64_t r = bench::mix64(seed ^ bench::mix64(std::uint64_t(i)));
+        if (i == last)
+          s[i] = 0;
+        else if (kind == segment_profile::skewed)
+          s[i] = r % 64 == 0 ? 500 + int((r >> 8) % 1000) : int((r >> 8) % 2);
+        else if (kind == segment_profile::random)
+          s[i] = int(r % std::uint64_t(2 * size + 1));
+        else
+          s[i] = size;
+      },
+      num_segments + 1, e.ctx);
+  mgpu::exclusive_scan(s, num_segments + 1, offsets.data(), 0, mgpu::plus<>(), e.ctx);
+  total = offsets.at(num_segments, e.stream());
+  return offsets;
+}
+
+// Sums of int32 values (in [-64, 63]) over segments given by CSR offsets: mgpu::segmented_reduce
+// with segments_by_heads(offsets, num_segments) against cub::DeviceSegmentedReduce::Sum with the
+// same offsets as begin (offsets) and end (offsets + 1) iterators.
+struct segreduce_runner {
+  static void run(env& e, const std::string& name, segment_profile profile, std::int64_t n) {
+    std::int64_t num_segments = 0, total = 0;
+    device_array<int> offsets = segment_offsets(e, n, profile, num_segments, total);
+    device_array<int> in = summable_input<int>(e, total), mgpu_out(num_segments), cccl_out(num_segments);
+    const int* begins = offsets.data();
+    const int* ends = offsets.data() + 1;
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), cccl_out.data(), cub_count(num_segments), begins,
+                                             ends, e.stream());
+    });
+    auto mgpu_run = [&] {
+      mgpu::segmented_reduce(in.data(), total, mgpu::segments_by_heads(begins, num_segments), mgpu_out.data(), 0,
+                             mgpu::plus<int>(), e.ctx);
+    };
+    case_id c{name, "int32", n};
+    // Bytes: the values and the offsets read, one sum per segment written.
+    e.compare(c, double(total) * 4 + double(num_segments + 1) * 4 + double(num_segments) * 4, mgpu_run, cccl);
+    e.check(c, mgpu_out, cccl_out, num_segments);
+  }
+};
+
+// Sums of int32 values by runs of equal int32 keys, a run starting at each position with
+// probability 1 / average_run (1: every key differs from the one before): mgpu::reduce_by_key
+// against cub::DeviceReduce::ReduceByKey, both writing the run count to device memory.
+struct reduce_by_key_runner {
+  static void run(env& e, const std::string& name, int average_run, std::int64_t n) {
+    device_array<int> starts(n), keys(n), values = summable_input<int>(e, n);
+    device_array<int> mgpu_keys(n), mgpu_values(n), cccl_keys(n), cccl_values(n);
+    device_array<std::int64_t> mgpu_runs(1), cccl_runs(1);
+    int* st = starts.data();
+    std::uint64_t seed = e.seed ^ 0xc1;
+    mgpu::transform(
+        [=] MGPU_LAMBDA(std::int64_t i) {
+          st[i] = bench::mix64(seed ^ bench::mix64(std::uint64_t(i))) % std::uint64_t(average_run) == 0;
+        },
+        n, e.ctx);
+    mgpu::inclusive_scan(st, n, keys.data(), mgpu::plus<>(), e.ctx);
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceReduce::ReduceByKey(temp, bytes, keys.data(), cccl_keys.data(), values.data(),
+                                            cccl_values.data(), cccl_runs.data(), mgpu::plus<int>(), cub_count(n),
+                                            e.stream());
+    });
+    auto mgpu_run = [&] {
+      mgpu::reduce_by_key(keys.data(), values.data(), n, mgpu_keys.data(), mgpu_values.data(), mgpu_runs.data(),
+                          mgpu::plus<int>(), e.ctx);
+    };
+    timed m = e.time("mgpu", mgpu_run);
+    timed b = e.time("cccl", cccl);
+    const std::int64_t runs = cccl_runs.at(0, e.stream()), mgpu_count = mgpu_runs.at(0, e.stream());
+    case_id c{name, "int32", n};
+    // Bytes: keys and values read, a key and a sum per run written (and the count).
+    e.add(c, double(n) * 8 + double(runs) * 8 + 8, m, {b});
+    if (mgpu_count != runs) {
+      e.out.mismatch(c, "runs " + std::to_string(mgpu_count) + ", cub " + std::to_string(runs));
+    } else {
+      e.check(c, mgpu_keys, cccl_keys, runs);
+      e.check(c, mgpu_values, cccl_values, runs);
+    }
+  }
+};
+
+#define BENCH_CUSPARSE_CHECK(call)                                                                  \
+  do {                                                                                              \
+    cusparseStatus_t status_ = (call);                                                              \
+    if (status_ != CUSPARSE_STATUS_SUCCESS)                                                         \
+      throw std::runtime_error(std::string(#call) + " failed: " + cusparseGetErrorString(status_)); \
+  } while (0)
+
+// cusparseSpMV of a CSR matrix with 32-bit offsets and column indices, y = A x (alpha 1, beta 0),
+// CUSPARSE_SPMV_CSR_ALG1, preprocessed: everything but the product is made at construction.
+template <class V>
+class cusparse_spmv {
+ public:
+  cusparse_spmv(const int* offsets, const int* columns, const V* values, std::int64_t rows, std::int64_t cols,
+                std::int64_t nnz, const V* x, V* y, cudaStream_t stream) {
+    constexpr cudaDataType type = std::is_same<V, double>::value ? CUDA_R_64F : CUDA_R_32F;
+    BENCH_CUSPARSE_CHECK(cusparseCreate(&handle_));
+    BENCH_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
+    BENCH_CUSPARSE_CHECK(cusparseCreateCsr(&a_, rows, cols, nnz, const_cast<int*>(offsets), const_cast<int*>(columns),
+                                           const_cast<V*>(values), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, type));
+    BENCH_CUSPARSE_CHECK(cusparseCreateDnVec(&x_, cols, const_cast<V*>(x), type));
+    BENCH_CUSPARSE_CHECK(cusparseCreateDnVec(&y_, rows, y, type));
+    std::size_t bytes = 0;
+    BENCH_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a_, x_, &beta_, y_,
+                                                 type, CUSPARSE_SPMV_CSR_ALG1, &bytes));
+    buffer_ = device_array<unsigned char>(std::int64_t(std::max<std::size_t>(bytes, 1)));
+    BENCH_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a_, x_, &beta_, y_,
+                                                 type, CUSPARSE_SPMV_CSR_ALG1, buffer_.data()));
+  }
+  ~cusparse_spmv() {
+    if (y_) cusparseDestroyDnVec(y_);
+    if (x_) cusparseDestroyDnVec(x_);
+    if (a_) cusparseDestroySpMat(a_);
+    if (handle_) cusparseDestroy(handle_);
+  }
+  cusparse_spmv(const cusparse_spmv&) = delete;
+  cusparse_spmv& operator=(const cusparse_spmv&) = delete;
+  void operator()() {
+    constexpr cudaDataType type = std::is_same<V, double>::value ? CUDA_R_64F : CUDA_R_32F;
+    BENCH_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a_, x_, &beta_, y_, type,
+                                      CUSPARSE_SPMV_CSR_ALG1, buffer_.data()));
+  }
+
+ private:
+  cusparseHandle_t handle_ = nullptr;
+  cusparseSpMatDescr_t a_ = nullptr;
+  cusparseDnVecDescr_t x_ = nullptr, y_ = nullptr;
+  V alpha_ = 1, beta_ = 0;
+  device_array<unsigned char> buffer_;
+};
+
+// The generated matrices of the SpMV cases (square, about n non-zeros in all).
+enum class matrix_kind {
+  uniform,      // rows of 0 to 64 entries, random columns
+  power_law,    // row sizes from a Pareto law (about 8 on average, a few rows of thousands), random columns
+  banded,       // 27 entries per row, in the columns around the diagonal
+  dense_row,    // rows of 0 to 7 entries, random columns, and one row holding half the non-zeros
+  rows_of_1,    // one entry per row, in a random column
+  sparse_rows,  // 7 of 8 rows empty, the others of 8 to 56 entries, random columns
+};
+
+// y = A x in float and double: mgpu::spmv on a plan made before timing, against cusparseSpMV
+// (CSR_ALG1, preprocessed); mgpu::spmv without a plan (partitioning in every call) is a reference
+// line. Values and x uniform in [0, 1). Bytes: values and column indices read, the offsets read, x
+// read once (a gather, from cache for most entries), y written.
+template <class V>
+void spmv_run(env& e, const std::string& name, matrix_kind kind, std::int64_t n) {
+  const std::int64_t rows = kind == matrix_kind::uniform       ? n / 32
+                            : kind == matrix_kind::banded      ? n / 27
+                            : kind == matrix_kind::rows_of_1   ? n
+                            : kind == matrix_kind::sparse_rows ? n / 4
+                                                               : n / 8;
+  const std::int64_t cols = rows, dense = rows / 2, half = n / 2;
+  device_array<int> sizes(rows + 1), offsets(rows + 1);
+  int* s = sizes.data();
+  std::uint64_t seed = e.seed ^ 0xc2;
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t r) {
+        std::uint64_t h = bench::mix64(seed ^ bench::mix64(std::uint64_t(r)));
+        int size = 0;
+        if (r < rows) {
+          if (kind == matrix_kind::uniform) {
+            size = int(h % 65);
+          } else if (kind == matrix_kind::banded) {
+            size = 27;
+          } else if (kind == matrix_kind::dense_row) {
+            size = r == dense ? int(half) : int(h % 8);
+          } else if (kind == matrix_kind::rows_of_1) {
+            size = 1;
+          } else if (kind == matrix_kind::sparse_rows) {
+            size = h % 8 == 0 ? 8 + int((h >> 8) % 49) : 0;
+          } else {  // Pareto: P(size >= k) falls as k^-1.3, scaled to a mean of about 8
+            double u = double(h >> 11) * 0x1p-53;
+            size = int(fmin(2.0 * pow(1.0 - u, -1.0 / 1.3), double(1 << 16))) - 1;
+          }
+        }
+        s[r] = size;
+      },
+      rows + 1, e.ctx);
+  mgpu::exclusive_scan(s, rows + 1, offsets.data(), 0, mgpu::plus<>(), e.ctx);
+  const std::int64_t nnz = offsets.at(rows, e.stream());
+  device_array<int> columns(nnz);
+  device_array<V> values(nnz), x(cols), mgpu_y(rows), cusparse_y(rows), unplanned_y(rows);
+  int* c = columns.data();
+  mgpu::transform_lbs(
+      [=] MGPU_LAMBDA(std::int64_t k, std::int64_t r, std::int64_t rank) {
+        c[k] = kind == matrix_kind::banded
+                   ? int((r + rank - 13 + cols) % cols)
+                   : int(bench::mix64((seed + 1) ^ bench::mix64(std::uint64_t(k))) % std::uint64_t(cols));
+      },
+      nnz, mgpu::segments_by_heads(offsets.data(), rows), e.ctx);
+  bench::fill_random<V>(values.data(), nnz, e.seed ^ 0xc3, V(0), V(1), e.ctx);
+  bench::fill_random<V>(x.data(), cols, e.seed ^ 0xc4, V(0), V(1), e.ctx);
+
+  auto matrix = mgpu::make_csr_matrix(values.data(), columns.data(), offsets.data(), rows, cols, nnz);
+  auto plan = mgpu::spmv_preprocess(matrix, e.ctx);
+  cusparse_spmv<V> cusparse(offsets.data(), columns.data(), values.data(), rows, cols, nnz, x.data(), cusparse_y.data(),
+                            e.stream());
+  timed m = e.time("mgpu", [&] { mgpu::spmv(plan, x.data(), mgpu_y.data(), e.ctx); });
+  timed b = e.time("cusparse", [&] { cusparse(); });
+  timed u = e.time("mgpu_no_plan", [&] { mgpu::spmv(matrix, x.data(), unplanned_y.data(), e.ctx); });
+  case_id id{name, type_name<V>::value, n};
+  double bytes = double(nnz) * double(sizeof(V) + 4) + double(rows + 1) * 4 + double(cols + rows) * sizeof(V);
+  e.add(id, bytes, m, {b, u});
+  e.check(id, mgpu_y, cusparse_y, rows);
+  e.check(id, unplanned_y, cusparse_y, rows);
+}
+
+primitive segreduce_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
+  return {name, [name, profile](elem, env& e, std::int64_t n) { segreduce_runner::run(e, name, profile, n); }, false,
+          sizes};
+}
+primitive reduce_by_key_entry(const std::string& name, int average_run, const size_plan& sizes) {
+  return {name,
+          [name, average_run](elem, env& e, std::int64_t n) { reduce_by_key_runner::run(e, name, average_run, n); },
+          false, sizes};
+}
+primitive spmv_entry(const std::string& name, matrix_kind kind, const size_plan& sizes) {
+  return {name,
+          [name, kind](elem, env& e, std::int64_t n) {
+            spmv_run<float>(e, name, kind, n);
+            spmv_run<double>(e, name, kind, n);
+          },
+          false, sizes};
+}
+
 // In report order.
 const std::vector<primitive>& primitives() {
   const size_plan streaming_all{{20, 22, 24, 26, 28}, {24, 28}, 28};  // reduce and scans
@@ -944,6 +1190,24 @@ const std::vector<primitive>& primitives() {
       entry<set_case<mgpu::set_kind::difference, false>>(streaming),
       entry<set_case<mgpu::set_kind::symmetric_difference, false>>(streaming),
       entry<set_case<mgpu::set_kind::union_, true>>(streaming),
+      segreduce_entry("segreduce_fixed_1", {segment_profile::fixed, 1}, profile),
+      segreduce_entry("segreduce_fixed_4", {segment_profile::fixed, 4}, profile),
+      segreduce_entry("segreduce_fixed_32", {segment_profile::fixed, 32}, profile),
+      segreduce_entry("segreduce_fixed_128", {segment_profile::fixed, 128}, profile),
+      segreduce_entry("segreduce_fixed_1024", {segment_profile::fixed, 1024}, profile),
+      segreduce_entry("segreduce_fixed_65536", {segment_profile::fixed, 65536}, profile),
+      segreduce_entry("segreduce_random_0_64", {segment_profile::random, 32}, profile),
+      segreduce_entry("segreduce_skewed", {segment_profile::skewed, 0}, profile),
+      reduce_by_key_entry("reduce_by_key_runs_1", 1, profile),
+      reduce_by_key_entry("reduce_by_key_runs_4", 4, profile),
+      reduce_by_key_entry("reduce_by_key_runs_64", 64, profile),
+      reduce_by_key_entry("reduce_by_key_runs_1024", 1024, profile),
+      spmv_entry("spmv_uniform", matrix_kind::uniform, profile),
+      spmv_entry("spmv_power_law", matrix_kind::power_law, profile),
+      spmv_entry("spmv_banded", matrix_kind::banded, profile),
+      spmv_entry("spmv_dense_row", matrix_kind::dense_row, profile),
+      spmv_entry("spmv_rows_of_1", matrix_kind::rows_of_1, profile),
+      spmv_entry("spmv_sparse_rows", matrix_kind::sparse_rows, profile),
   };
   return list;
 }

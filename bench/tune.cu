@@ -13,6 +13,7 @@
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include <cmath>
@@ -361,6 +362,71 @@ void profile_merge(mgpu::context& ctx, std::int64_t n) {
   cudaFree(temp);
 }
 
+// Segmented reduce (int32 sums) over profile_heads(n, size): against
+// cub::DeviceSegmentedReduce::Sum, under each launch shape. The heads are the CSR offsets.
+template <class... Shapes>
+void tune_segmented_reduce(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
+  bench::device_array<int> in(n);
+  bench::fill_random<int>(in.data(), n, 17, -64, 63, ctx);
+  std::vector<int> host_heads = profile_heads(n, size);
+  std::int64_t segments = std::int64_t(host_heads.size());
+  host_heads.push_back(int(n));
+  bench::device_array<int> heads(segments + 1), out(segments), ref(segments);
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), host_heads.data(), host_heads.size() * sizeof(int), cudaMemcpyHostToDevice));
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_run = [&] {
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), int(segments), heads.data(),
+                                           heads.data() + 1, ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_run());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  double cub_ms = bench::median_ms(cub_run, 2, 9, ctx.stream(), &flush);
+  double moved = double(n) * 4 + double(2 * segments + 1) * 4;
+  std::printf("segmented_reduce int32 n=%lld segments of %d (%lld): cub %.4f ms (%.0f GB/s)\n", (long long)n, size,
+              (long long)segments, cub_ms, moved / (cub_ms * 1e6));
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    double ms = bench::median_ms(
+        [&] {
+          mgpu::segmented_reduce<P>(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
+                                    mgpu::plus<int>(), ctx);
+        },
+        2, 9, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), segments, ctx.stream());
+    std::printf("  <%4d,%3d,%d> %.4f ms %6.0f GB/s  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
+                cub_ms / ms, m.count ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
+// reduce_by_key of int32 values by int32 keys in runs of `run` (the last shorter): shapes only
+// (the benchmark has the CUB comparison).
+template <class... Shapes>
+void tune_reduce_by_key(mgpu::context& ctx, std::int64_t n, int run, bench::l2_flush& flush) {
+  bench::device_array<int> keys(n), values(n), keys_out(n), values_out(n);
+  bench::device_array<std::int64_t> count(1);
+  int* k = keys.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / run); }, n, ctx);
+  bench::fill_random<int>(values.data(), n, 19, -64, 63, ctx);
+  std::int64_t runs = (n + run - 1) / run;
+  double moved = double(n) * 8 + double(runs) * 8;
+  std::printf("reduce_by_key int32 n=%lld runs of %d\n", (long long)n, run);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    double ms = bench::median_ms(
+        [&] {
+          mgpu::reduce_by_key<P>(keys.data(), values.data(), n, keys_out.data(), values_out.data(), count.data(),
+                                 mgpu::plus<int>(), ctx);
+        },
+        2, 9, ctx.stream(), &flush);
+    std::printf("  <%4d,%3d,%d> %.4f ms %6.0f GB/s  runs %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
+                count.at(0, ctx.stream()) == runs ? "ok" : "MISMATCH");
+  };
+  (one(Shapes{}), ...);
+}
+
 template <int NT, int VT>
 using lp = mgpu::launch_params<NT, VT>;
 template <int NT, int VT, int MIN_CTAS>
@@ -409,6 +475,15 @@ int main(int argc, char** argv) {
       for (auto [size, random] : {std::pair{8, false}, {1024, false}, {128, true}, {0, false}})
         tune_segmented_sort<true, lp<256, 11>, lpm<128, 11, 8>, lpm<128, 15, 8>, lpm<128, 11, 10>, lpm<256, 7, 5>>(
             ctx, n, size, random, flush);
+    // Segmented reduce shapes over segments of 1, 4, 32, 1024, 65536 and one segment; reduce_by_key's.
+    if (what == "segreduceshapes")
+      for (int size : {1, 4, 32, 1024, 65536, 0})
+        tune_segmented_reduce<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>,
+                              lpm<128, 15, 8>>(ctx, n, size, flush);
+    if (what == "reducebykeyshapes")
+      for (int run : {1, 4, 64, 1024})
+        tune_reduce_by_key<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>>(
+            ctx, n, run, flush);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;

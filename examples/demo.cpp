@@ -480,6 +480,74 @@ void demo_sets(mgpu::context& ctx) {
   print_kept("set_difference (B - A), count from device memory", read_one(count));
 }
 
+// ---- segmented reduce, reduce by key, spmv -----------------------------------------------------
+
+void demo_segmented_reduce(mgpu::context& ctx) {
+  std::printf("\n\nSEGMENTED REDUCE DEMONSTRATION:\n\n");
+  // 100 values in 25 segments of random sizes 0 to 8 (many empty, at both ends too), given as CSR
+  // offsets: 26 entries, the last one the count.
+  const int n = 100;
+  std::vector<int> sizes = random_ints(25, 9, 14), offsets{0};
+  sizes[0] = sizes[1] = sizes[23] = sizes[24] = 0;
+  for (int s = 0; s < 22; ++s) offsets.push_back(offsets.back() + sizes[std::size_t(s)]);
+  sizes[22] = n - offsets.back();  // the sizes add up to n
+  for (int s = 22; s < 25; ++s) offsets.push_back(offsets.back() + sizes[std::size_t(s)]);
+  mgpu::buffer<int> values(random_ints(n, 10, 15), ctx), d_offsets(offsets, ctx), sums(25, ctx), maxima(25, ctx);
+  std::printf("Input array:\n");
+  print_array(values, "%4d");
+  std::printf("\nSegment offsets (CSR: 25 segments, 26 offsets):\n");
+  print_array(offsets, "%4d");
+  auto segments = mgpu::segments_by_heads(d_offsets.data(), 25);
+  mgpu::segmented_reduce(values.data(), n, segments, sums.data(), 0, mgpu::plus<>(), ctx);
+  std::printf("\nsegmented_reduce (plus, init 0; empty segments get init):\n");
+  print_array(sums, "%4d");
+  mgpu::segmented_reduce(values.data(), n, segments, maxima.data(), -1, mgpu::maximum<>(), ctx);
+  std::printf("\nsegmented_reduce (maximum, init -1):\n");
+  print_array(maxima, "%4d");
+
+  // lbs_segreduce: values computed from (index, segment, rank); here rank * value.
+  const int* v = values.data();
+  mgpu::lbs_segreduce([=] MGPU_LAMBDA(std::int64_t i, std::int64_t, std::int64_t rank) { return int(rank) * v[i]; }, n,
+                      segments, sums.data(), 0, mgpu::plus<>(), ctx);
+  std::printf("\nlbs_segreduce (sum of rank * value):\n");
+  print_array(sums, "%4d");
+
+  std::printf("\n\nREDUCE BY KEY DEMONSTRATION:\n\n");
+  std::vector<int> keys = random_ints(40, 3, 16);
+  mgpu::buffer<int> d_keys(keys, ctx), ones(std::vector<int>(40, 1), ctx), keys_out(40, ctx), counts(40, ctx);
+  mgpu::buffer<std::int64_t> runs(1, ctx);
+  mgpu::reduce_by_key(d_keys.data(), ones.data(), 40, keys_out.data(), counts.data(), runs.data(), mgpu::plus<>(), ctx);
+  const std::int64_t num_runs = read_one(runs);
+  std::vector<int> run_keys = keys_out.to_host(), run_lengths = counts.to_host();
+  run_keys.resize(std::size_t(num_runs)), run_lengths.resize(std::size_t(num_runs));
+  std::printf("Keys:\n");
+  print_array(keys, "%4d");
+  std::printf("\nreduce_by_key of ones (run-length encoding): %lld runs\nKeys:\n", (long long)num_runs);
+  print_array(run_keys, "%4d");
+  std::printf("\nLengths:\n");
+  print_array(run_lengths, "%4d");
+
+  std::printf("\n\nSPMV DEMONSTRATION:\n\n");
+  // A 4 x 5 matrix with an empty row, in CSR form, times x = {1, 2, 3, 4, 5}:
+  //   [ 1 0 2 0 0 ]
+  //   [ 0 0 0 0 0 ]
+  //   [ 0 3 0 4 5 ]
+  //   [ 6 0 0 0 7 ]
+  mgpu::buffer<double> a_values(std::vector<double>{1, 2, 3, 4, 5, 6, 7}, ctx),
+      x(std::vector<double>{1, 2, 3, 4, 5}, ctx), y(4, ctx);
+  mgpu::buffer<int> columns(std::vector<int>{0, 2, 1, 3, 4, 0, 4}, ctx), rows(std::vector<int>{0, 2, 2, 5, 7}, ctx);
+  auto a = mgpu::make_csr_matrix(a_values.data(), columns.data(), rows.data(), 4, 5, 7);
+  mgpu::spmv(a, x.data(), y.data(), ctx);
+  std::printf("y = A x:\n");
+  print_array(y, "%6.1f");
+  // The partition once, then products with it: A times x, then times y padded to 5 entries.
+  auto plan = mgpu::spmv_preprocess(a, ctx);
+  mgpu::buffer<double> x2(std::vector<double>{1, 0, 0, 0, 1}, ctx), y2(4, ctx);
+  mgpu::spmv(plan, x2.data(), y2.data(), ctx);
+  std::printf("\ny = A {1, 0, 0, 0, 1}, with a plan:\n");
+  print_array(y2, "%6.1f");
+}
+
 }  // namespace
 
 int main() {
@@ -498,6 +566,7 @@ int main() {
     demo_radix_sort(ctx);
     demo_search(ctx);
     demo_sets(ctx);
+    demo_segmented_reduce(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());

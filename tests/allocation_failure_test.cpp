@@ -11,6 +11,7 @@
 #include "references/reduce_scan.hpp"
 #include "references/search.hpp"
 #include "references/segmented_sort.hpp"
+#include "references/segreduce.hpp"
 #include "references/sets.hpp"
 #include "test_util.hpp"
 
@@ -166,6 +167,15 @@ struct times_three {
 struct square_of_index {
   int* out;
   MGPU_HOST_DEVICE void operator()(std::int64_t i) const { out[i] = int(i * i); }
+};
+// Values of the segmented reductions: p[i]; p[i] and the segment's cached value.
+struct int_at {
+  const int* p;
+  MGPU_HOST_DEVICE int operator()(std::int64_t i) const { return p[i]; }
+  MGPU_HOST_DEVICE int operator()(std::int64_t i, std::int64_t, std::int64_t) const { return p[i]; }
+  MGPU_HOST_DEVICE int operator()(std::int64_t i, std::int64_t, std::int64_t, int cached) const {
+    return p[i] + cached;
+  }
 };
 
 template <typename T>
@@ -578,8 +588,8 @@ std::vector<failure_case> failure_cases() {
   cases.push_back(
       {"balanced_path_partitions",  // cuts as bytes (a struct per cut), compared field by field
        [](A& a, rng_t& rng) {
-         a.add(sorted_keys(sized(100003), 1000, rng));
-         a.add(sorted_keys(sized(70001), 1000, rng));
+         a.add(sorted_random_keys<int>(sized(100003), 1000, rng));
+         a.add(sorted_random_keys<int>(sized(70001), 1000, rng));
          std::int64_t cuts = mgpu::div_up(a.count<int>(0) + a.count<int>(1), std::int64_t(1000)) + 1;
          a.add_output<unsigned char>(cuts * std::int64_t(sizeof(mgpu::balanced_split<std::int64_t>)));
        },
@@ -757,9 +767,9 @@ std::vector<failure_case> failure_cases() {
       const bool pairs = form >= 2, on_device = form % 2 == 1;
       // Arrays: a's keys and sources, b's keys and sources (a_count + j), the keys, values and count out.
       auto setup = [op = op](A& a, rng_t& rng) {
-        a.add(sorted_keys(sized(120001), 40000, rng));
+        a.add(sorted_random_keys<int>(sized(120001), 40000, rng));
         a.add(iota_of<std::int64_t>(a.count<int>(0)));
-        a.add(sorted_keys(sized(90007), 40000, rng));
+        a.add(sorted_random_keys<int>(sized(90007), 40000, rng));
         std::vector<std::int64_t> b_sources = iota_of<std::int64_t>(a.count<int>(2));
         for (std::int64_t& s : b_sources) s += a.count<int>(0);
         a.add(b_sources);
@@ -809,8 +819,8 @@ std::vector<failure_case> failure_cases() {
   }
   cases.push_back({"set_union_keys_checked",  // checked mode allocates for its checks too
                    [](A& a, rng_t& rng) {
-                     a.add(sorted_keys(sized(50001), 9000, rng));
-                     a.add(sorted_keys(sized(40009), 9000, rng));
+                     a.add(sorted_random_keys<int>(sized(50001), 9000, rng));
+                     a.add(sorted_random_keys<int>(sized(40009), 9000, rng));
                      a.add_output<int>(a.count<int>(0) + a.count<int>(1));
                      a.add_output<std::int64_t>(1);
                    },
@@ -827,6 +837,131 @@ std::vector<failure_case> failure_cases() {
                      ::testing::AssertionResult r = same(keys, a.now<int>(2));
                      return r ? same({std::int64_t(kept.size())}, a.now<std::int64_t>(3)) : r;
                    }});
+  // ---- segmented reduce, reduce by key, spmv. Arrays: the input, the heads (segments of 0 to 40
+  // items, a third of them empty), then the output, one per segment.
+  auto segreduce_setup = [random_heads](A& a, rng_t& rng) {
+    std::int64_t total = 0;
+    std::vector<int> heads = random_heads(sized(40000), rng, total);
+    a.add(small_integers<int>(total, rng));
+    a.add(heads);
+    a.add_output<int>(a.count<int>(1));
+  };
+  auto segreduce_check = [](A& a) {
+    return same(mgpu_ref::segmented_reduce(a.initial<int>(0), a.initial<int>(1), 3, plus<int>()), a.now<int>(2));
+  };
+  auto segments_of = [](A& a) { return mgpu::segments_by_heads(a.ptr<int>(1), a.count<int>(1)); };
+  for (int checked = 0; checked < 2; ++checked)
+    cases.push_back({checked ? "segmented_reduce_by_heads_checked" : "segmented_reduce_by_heads", segreduce_setup,
+                     [checked, segments_of](A& a, mgpu::context& ctx) {
+                       ctx.set_checked(checked);
+                       mgpu::segmented_reduce(a.ptr<int>(0), a.count<int>(0), segments_of(a), a.ptr<int>(2), 3,
+                                              plus<int>(), ctx);
+                     },
+                     segreduce_check});
+  cases.push_back({"transform_segreduce", segreduce_setup,
+                   [segments_of](A& a, mgpu::context& ctx) {
+                     mgpu::transform_segreduce(int_at{a.ptr<int>(0)}, a.count<int>(0), segments_of(a), a.ptr<int>(2), 3,
+                                               plus<int>(), ctx);
+                   },
+                   segreduce_check});
+  cases.push_back({"segmented_reduce_indirect", segreduce_setup,  // sources = heads: the same stretches
+                   [segments_of](A& a, mgpu::context& ctx) {
+                     mgpu::segmented_reduce_indirect(a.ptr<int>(0), a.count<int>(0), segments_of(a), a.ptr<int>(1),
+                                                     a.ptr<int>(2), 3, plus<int>(), ctx);
+                   },
+                   segreduce_check});
+  cases.push_back({"lbs_segreduce", segreduce_setup,
+                   [segments_of](A& a, mgpu::context& ctx) {
+                     mgpu::lbs_segreduce(int_at{a.ptr<int>(0)}, a.count<int>(0), segments_of(a), a.ptr<int>(2), 3,
+                                         plus<int>(), ctx);
+                   },
+                   segreduce_check});
+  cases.push_back({"lbs_segreduce_cached", segreduce_setup,  // each value plus its segment's head
+                   [segments_of](A& a, mgpu::context& ctx) {
+                     mgpu::lbs_segreduce(int_at{a.ptr<int>(0)}, a.count<int>(0), segments_of(a), a.ptr<int>(1),
+                                         a.ptr<int>(2), 3, plus<int>(), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<int> in = a.initial<int>(0), heads = a.initial<int>(1);
+                     return same(mgpu_ref::segmented_reduce_of(std::int64_t(in.size()), heads, 3, plus<int>(),
+                                                               [&](std::int64_t i, std::int64_t s, std::int64_t) {
+                                                                 return in[std::size_t(i)] + heads[std::size_t(s)];
+                                                               }),
+                                 a.now<int>(2));
+                   }});
+  cases.push_back({"segmented_reduce_by_flags",  // input, heads (for the reference), flags, output
+                   [](A& a, rng_t& rng) {
+                     std::int64_t n = sized(200000);
+                     std::vector<int> heads = sorted_positions(n, 0.05, rng);
+                     if (heads.empty() || heads[0] != 0) heads.insert(heads.begin(), 0);
+                     a.add(small_integers<int>(n, rng));
+                     a.add(heads);
+                     a.add(flags_of(n, heads));
+                     a.add_output<int>(a.count<int>(1));
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::segmented_reduce(a.ptr<int>(0), a.count<int>(0), mgpu::segments_by_flags(a.ptr<unsigned>(2)),
+                                            a.ptr<int>(3), 3, plus<int>(), ctx);
+                   },
+                   [](A& a) {
+                     return same(mgpu_ref::segmented_reduce(a.initial<int>(0), a.initial<int>(1), 3, plus<int>()),
+                                 a.now<int>(3));
+                   }});
+  cases.push_back({"reduce_by_key",  // keys, values, keys_out, values_out, count_out
+                   [](A& a, rng_t& rng) {
+                     std::int64_t n = sized(200000);
+                     a.add(random_keys<int>(n, 3, rng));
+                     a.add(small_integers<int>(n, rng));
+                     a.add_output<int>(n);
+                     a.add_output<int>(n);
+                     a.add_output<std::int64_t>(1);
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::reduce_by_key(a.ptr<int>(0), a.ptr<int>(1), a.count<int>(0), a.ptr<int>(2), a.ptr<int>(3),
+                                         a.ptr<std::int64_t>(4), plus<int>(), ctx);
+                   },
+                   [](A& a) {
+                     auto runs =
+                         mgpu_ref::reduce_by_key(a.initial<int>(0), a.initial<int>(1), mgpu::equal_to<>(), plus<int>());
+                     std::vector<int> keys = a.now<int>(2), values = a.now<int>(3);
+                     keys.resize(runs.first.size()), values.resize(runs.second.size());
+                     ::testing::AssertionResult r = same(runs.first, keys);
+                     if (r) r = same(runs.second, values);
+                     if (r) r = same({std::int64_t(runs.first.size())}, a.now<std::int64_t>(4));
+                     return r;
+                   }});
+  // SpMV: values, column indices, row offsets (num_rows + 1), x, y. Rows of 0 to 40 entries.
+  auto spmv_setup = [random_heads](A& a, rng_t& rng) {
+    std::int64_t nnz = 0;
+    std::vector<int> offsets = random_heads(sized(30000), rng, nnz);
+    offsets.push_back(int(nnz));
+    a.add(small_integers<double>(nnz, rng));
+    a.add(random_keys<int>(nnz, 5000, rng));
+    a.add(offsets);
+    a.add(small_integers<double>(5000, rng));
+    a.add_output<double>(a.count<int>(2) - 1);
+  };
+  auto matrix_of = [](A& a) {
+    return mgpu::make_csr_matrix(a.ptr<double>(0), a.ptr<int>(1), a.ptr<int>(2), a.count<int>(2) - 1, 5000,
+                                 a.count<double>(0));
+  };
+  auto spmv_check = [](A& a) {
+    return same(mgpu_ref::spmv(a.initial<double>(0), a.initial<int>(1), a.initial<int>(2), a.initial<double>(3)),
+                a.now<double>(4));
+  };
+  cases.push_back({"spmv_checked", spmv_setup,
+                   [matrix_of](A& a, mgpu::context& ctx) {
+                     ctx.set_checked(true);
+                     mgpu::spmv(matrix_of(a), a.ptr<double>(3), a.ptr<double>(4), ctx);
+                   },
+                   spmv_check});
+  cases.push_back({"spmv_preprocess_and_plan", spmv_setup,
+                   [matrix_of](A& a, mgpu::context& ctx) {
+                     ctx.set_checked(false);
+                     auto plan = mgpu::spmv_preprocess(matrix_of(a), ctx);
+                     mgpu::spmv(plan, a.ptr<double>(3), a.ptr<double>(4), ctx);
+                   },
+                   spmv_check});
   cases.push_back({"buffer_from_host", [](A& a, rng_t&) { a.add_output<int>(1000); },
                    [](A& a, mgpu::context& ctx) {
                      mgpu::buffer<int> b(iota_of<int>(1000), ctx);

@@ -1,7 +1,8 @@
 // tests/large_counts_test.cpp
 //
 // 64-bit counts over more than 2^31 elements: merge, mergesort, segmented sort, locality sort, bulk
-// remove and insert, sorted search, load-balancing search and join. GPU only: on the simulator
+// remove and insert, sorted search, load-balancing search, join, segmented reduce, reduce by key
+// and SpMV. GPU only: on the simulator
 // each would take minutes (the reduction's >2^31 test, in reduce_scan_test.cpp, runs on both).
 //
 // Sorts are checked on the device without a reference sort: keys are uint8 and every element
@@ -322,6 +323,78 @@ MGPU_TEST(LargeCounts, Join2To31Rows) {
   EXPECT_EQ(
       count_failing(
           rows.count, [=] MGPU_LAMBDA(std::int64_t r) { return ai[r] == r / b_count && bi[r] == r % b_count; }, ctx),
+      0ull);
+}
+
+// Index i as a value, and its thousandth.
+struct index_value {
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const { return i; }
+};
+struct thousandth {
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const { return i / 1000; }
+};
+struct column_of {
+  MGPU_HOST_DEVICE int operator()(std::int64_t i) const { return int(i % 4096); }
+};
+
+// Sums of the indices in segments of 1000 over more than 2^31 items (checked against closed
+// forms), and the sum of all of them in one segment, whose carry crosses every tile.
+MGPU_TEST(LargeCounts, SegmentedReduce2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t n = over_2_to_31, segments = (n - 1) / 1000 + 1;
+  mgpu::buffer<std::int64_t> sums(segments, ctx);
+  mgpu::transform_segreduce(index_value(), n,
+                            mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(0, 1000), segments),
+                            sums.data(), std::int64_t(0), mgpu::plus<>(), ctx);
+  const std::int64_t* s = sums.data();
+  EXPECT_EQ(count_failing(
+                segments,
+                [=] MGPU_LAMBDA(std::int64_t k) {
+                  std::int64_t b = 1000 * k, e = b + 1000 < n ? b + 1000 : n;
+                  return s[k] == (b + e - 1) * (e - b) / 2;
+                },
+                ctx),
+            0ull);
+  mgpu::buffer<std::int64_t> all(1, ctx);
+  mgpu::segmented_reduce(mgpu::make_counting_iterator<std::int64_t>(0), n,
+                         mgpu::segments_by_heads(mgpu::make_constant_iterator<std::int64_t>(0), 1), all.data(),
+                         std::int64_t(0), mgpu::plus<>(), ctx);
+  EXPECT_EQ(all.to_host()[0], n * (n - 1) / 2);
+}
+
+// Runs of 1000 equal keys (i / 1000) over more than 2^31 items, and a CSR product with more than
+// 2^31 non-zeros in rows of 1000 (all 1, x all 2): each row's value is twice its length.
+MGPU_TEST(LargeCounts, ReduceByKeyAndSpmv2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t n = over_2_to_31, runs = (n - 1) / 1000 + 1;
+  mgpu::buffer<std::int64_t> keys_out(runs, ctx), count(1, ctx);
+  mgpu::buffer<int> values_out(runs, ctx);
+  mgpu::reduce_by_key(mgpu::make_transform_iterator(mgpu::make_counting_iterator<std::int64_t>(0), thousandth()),
+                      mgpu::make_constant_iterator(1), n, keys_out.data(), values_out.data(), count.data(),
+                      mgpu::plus<>(), ctx);
+  ASSERT_EQ(count.to_host()[0], runs);
+  const std::int64_t* k = keys_out.data();
+  const int* v = values_out.data();
+  EXPECT_EQ(
+      count_failing(
+          runs, [=] MGPU_LAMBDA(std::int64_t r) { return k[r] == r && v[r] == (r < runs - 1 ? 1000 : n - 1000 * r); },
+          ctx),
+      0ull);
+
+  mgpu::buffer<double> x(std::vector<double>(4096, 2.0), ctx), y(runs, ctx);
+  auto matrix =
+      mgpu::make_csr_matrix(mgpu::make_constant_iterator(1.0),
+                            mgpu::make_transform_iterator(mgpu::make_counting_iterator<std::int64_t>(0), column_of()),
+                            mgpu::make_step_iterator<std::int64_t>(0, 1000), runs, 4096, n);
+  auto plan = mgpu::spmv_preprocess(matrix, ctx);
+  mgpu::spmv(plan, x.data(), y.data(), ctx);
+  const double* yp = y.data();
+  EXPECT_EQ(
+      count_failing(
+          runs, [=] MGPU_LAMBDA(std::int64_t r) { return yp[r] == 2.0 * double(r < runs - 1 ? 1000 : n - 1000 * r); },
+          ctx),
       0ull);
 }
 

@@ -43,6 +43,8 @@
 #include "algorithms/radix_sort.hpp"
 #include "algorithms/reduce.hpp"
 #include "algorithms/scan.hpp"
+#include "algorithms/segmented_reduce.hpp"
 #include "algorithms/segmented_sort.hpp"
 #include "algorithms/sets.hpp"
 #include "algorithms/sorted_search.hpp"
+#include "algorithms/spmv.hpp"

@@ -15,4 +15,6 @@ void use(int* keys, int* offsets, record* records, long long* bounds, mgpu::cont
   mgpu::sorted_search(keys, 10, keys + 10, 100, bounds, mgpu::less<>(), ctx);
   mgpu::load_balance_search(1000, mgpu::segments_by_heads(offsets, 10), keys, ctx);
   mgpu::set_union<mgpu::launch_params<64, 32>>(keys, 10, keys + 10, 10, keys + 20, mgpu::less<>(), ctx);
+  mgpu::segmented_reduce(keys, 1000, mgpu::segments_by_heads(offsets, 10), bounds, 0ll, mgpu::plus<>(), ctx);
+  mgpu::reduce_by_key(keys, keys, 1000, keys + 1000, keys + 2000, bounds, mgpu::plus<>(), mgpu::equal_to<>(), ctx);
 }

@@ -90,5 +90,26 @@ void check_sorted(const char* fn, const char* parameter, KeysIt keys, std::int64
                              " less than the one before)");
 }
 
+// Checked mode: throws precondition_error naming `fn` and `parameter` if an entry of
+// indices[0, count) lies outside [lo, hi) (column indices of a sparse matrix, say).
+template <typename IndicesIt>
+void check_indices_in_range(const char* fn, const char* parameter, IndicesIt indices, std::int64_t count,
+                            std::int64_t lo, std::int64_t hi, const char* range_text, context& ctx) {
+  if (count == 0) return;
+  buffer<unsigned long long> outside(std::vector<unsigned long long>{0}, ctx);
+  unsigned long long* o = outside.data();
+  auto idx = indices_as_int64(indices);
+  transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        std::int64_t v = idx[i];
+        if (v < lo || v >= hi) atomicAdd(o, 1ull);
+      },
+      count, ctx);
+  unsigned long long found = outside.to_host()[0];
+  if (found)
+    throw precondition_error(std::string(fn) + ": precondition violated: argument '" + parameter + "' has " +
+                             std::to_string(found) + (found == 1 ? " entry" : " entries") + " outside " + range_text);
+}
+
 }  // namespace detail
 }  // namespace mgpu

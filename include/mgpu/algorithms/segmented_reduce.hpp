@@ -1,0 +1,709 @@
+// mgpu/algorithms/segmented_reduce.hpp
+//
+// Segmented reduction: one reduction per segment of an array, the segments' sizes free to be
+// anything from zero to the whole array. Two kernels, one per way of saying where segments start.
+//
+// Heads (segments_by_heads, CSR offsets): the partition of load-balancing search. The items are
+// merged with the heads (a head before the items of its segment) and the merged sequence is cut
+// into tiles of NV steps, so a tile holds at most NV items and heads together, whatever the
+// segments' sizes: a million empty segments cost what a million items do. In a tile, every thread
+// walks its VT steps serially (its start found by Merge Path in the tile's heads), folding items
+// and closing a segment at each head it passes: segments that open and close within one thread
+// are finished there. What a thread leaves open, and the segment open on entry to the tile, are
+// joined by one CTA scan of (heads passed, value of the open segment) pairs, with the tile's
+// predecessors' part of its first segment arriving by decoupled look-back inside that scan. The
+// tile's results wait in shared memory, one per segment, and are stored coalesced.
+//
+// Starts by flags or by keys (segments_by_flags, reduce_by_key): tiles of NV items, VT
+// consecutive items per thread. A run starts where a flag is set or where a key differs from the
+// one before. The same scan (runs started, value of the open run) gives each thread the output
+// index of its runs and the value carried into its first one, and each tile its predecessors'
+// through look-back; keys and values are staged in shared memory and stored coalesced.
+//
+// Either kernel folds each item exactly once, in index order: op need only be associative.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/checks.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
+#include "../core/operators.hpp"
+#include "../core/segments.hpp"
+#include "../cta/cta_scan.hpp"
+#include "../cta/load_balance.hpp"
+#include "../cta/loadstore.hpp"
+#include "../cta/lookback.hpp"
+#include "../cta/search.hpp"
+#include "../platform/memory.hpp"
+#include "load_balance.hpp"
+#include "preconditions.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace mgpu {
+
+namespace detail {
+// Steps per thread for tiles of 128 threads that keep `bytes` of shared memory per step: up to 15,
+// within 44 KiB.
+constexpr int steps_within_44k(int bytes) { return std::min(15, 44 * 1024 / bytes / 128); }
+}  // namespace detail
+
+// The tile shape of the segmented reductions by heads, computing in T, with per-segment values of
+// type V cached (empty_t: none) and per-item segment labels (the load-balancing forms): 128
+// threads with up to 15 steps each, fewer where a tile's shared memory (a head, a value and a
+// result per step, plus a label and a cached value) would pass 44 KiB. Not yet measured on a GPU.
+template <typename T, typename V = empty_t, bool labels = false>
+using segreduce_params = launch_params<128, detail::steps_within_44k(4 + 2 * int(sizeof(T)) + (labels ? 4 : 0) +
+                                                                     (has_values_v<V> ? int(sizeof(V)) : 0))>;
+
+// The tile shape of the reductions by runs (reduce_by_key, and segmented reduce by flags): keys of
+// type K (empty_t: none) and values of type T, up to 15 items per thread.
+template <typename K, typename T>
+using reduce_by_key_params =
+    launch_params<128, detail::steps_within_44k((has_values_v<K> ? int(sizeof(K)) : 0) + int(sizeof(T)))>;
+
+namespace detail {
+
+// What a stretch of items leaves for the items after it: how many segments (or runs) it closed,
+// and the value of the one still open at its end. (An empty stretch is never combined.)
+template <typename T>
+struct run_carry {
+  std::int64_t closed;
+  T value;
+};
+
+// The stretches' composition: the open value is the right one's if the right one closed anything,
+// else the two folded. Associative whenever op is.
+template <typename Op>
+struct carry_op {
+  Op op;
+  template <typename T>
+  MGPU_HOST_DEVICE run_carry<T> operator()(const run_carry<T>& a, const run_carry<T>& b) const {
+    return run_carry<T>{a.closed + b.closed, b.closed ? b.value : T(op(a.value, b.value))};
+  }
+};
+
+// acc op x, or x where acc is absent.
+template <typename T, typename Op>
+MGPU_DEVICE maybe<T> fold_into(const maybe<T>& acc, const T& x, Op op) {
+  return maybe<T>{acc.valid ? T(op(acc.value, x)) : x, true};
+}
+
+// The CTA scan's callback: publishes the tile's aggregate, and returns (the tile prefix) the
+// carry of every tile before it, by decoupled look-back; tile 0 has none.
+template <typename T, typename Op>
+struct tile_lookback {
+  lookback_state<run_carry<T>> state;
+  carry_op<Op> combine;
+  int tile;
+  MGPU_DEVICE maybe<run_carry<T>> operator()(const run_carry<T>& aggregate) const {
+    using state_t = lookback_state<run_carry<T>>;
+    if (tile == 0) {
+      if (lane_id() == 0) state.publish(0, state_t::status_prefix, aggregate);
+      return maybe<run_carry<T>>{aggregate, false};
+    }
+    if (lane_id() == 0) state.publish(tile, state_t::status_aggregate, aggregate);
+    run_carry<T> prefix = state.exclusive_prefix(tile, combine);
+    if (lane_id() == 0) state.publish(tile, state_t::status_prefix, combine(prefix, aggregate));
+    return maybe<run_carry<T>>{prefix, true};
+  }
+};
+
+// ---- where a tile's values come from (the heads kernel) ----
+
+// Values read from input[i] (segmented_reduce).
+template <typename It>
+struct values_from_input {
+  static constexpr bool by_segment = false;
+  It input;
+  template <typename T>
+  MGPU_DEVICE T at(std::int64_t i) const {
+    return T(input[i]);
+  }
+};
+
+// Values computed as f(i) (transform_segreduce, spmv). f may be a device-only lambda.
+template <typename F>
+struct values_from_index {
+  static constexpr bool by_segment = false;
+  F f;
+  template <typename T>
+  MGPU_DEVICE T at(std::int64_t i) const {
+    return T(f(i));
+  }
+};
+
+// Values computed as f(i, segment, rank[, the segment's cached value]) (lbs_segreduce).
+template <typename F>
+struct values_from_segment {
+  static constexpr bool by_segment = true;
+  F f;
+  template <typename T, typename... Cached>
+  MGPU_DEVICE T at(std::int64_t i, std::int64_t segment, std::int64_t rank, const Cached&... v) const {
+    return T(f(i, segment, rank, v...));
+  }
+};
+
+// Values read from input[sources[segment] + rank], sources cached per segment
+// (segmented_reduce_indirect).
+template <typename It>
+struct values_indirect {
+  static constexpr bool by_segment = true;
+  It input;
+  template <typename T, typename Source>
+  MGPU_DEVICE T at(std::int64_t, std::int64_t, std::int64_t rank, const Source& source) const {
+    return T(input[std::int64_t(source) + rank]);
+  }
+};
+
+// A tile's shared memory: its heads (relative to its first item), its values, a result per local
+// segment, and for the load-balancing forms a local segment per item and the cached values of its
+// segments. The scan's storage is separate: threads write results while others still scan.
+template <int NT, int VT, typename T, typename V, bool labels>
+struct segreduce_storage {
+  static constexpr int nv = NT * VT;
+  int heads[nv];
+  T values[nv];
+  T results[nv + 1];
+  int labels_[labels ? nv : 1];
+  V cached[has_values_v<V> ? nv + 1 : 1];
+  std::int64_t first_head;  // the head of local segment 0 (load-balancing forms)
+  typename cta_scan<NT, run_carry<T>>::storage_t scan;
+};
+
+// The segmented reduction by heads: output[s] = init op values of segment s (init for an empty
+// one), for every segment s of heads[0, num_heads) over items [0, count). `partitions`: from
+// load_balance_partitions with spacing P::nv, or null to compute them here. Values come from
+// `source` (above); for the load-balancing forms `cached` is an iterator of per-segment values
+// (empty_t: none). No argument checks.
+template <typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out, typename Op>
+void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int64_t count, HeadIt heads,
+                        std::int64_t num_heads, Out output, T init, Op op, const std::int64_t* partitions,
+                        context& ctx) {
+  // (Inside the kernel, Source::by_segment and has_values_v<V> rather than local constants: nvcc
+  // would capture those.)
+  using V = lbs_value_t<CachedIt>;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  using storage_t = segreduce_storage<NT, VT, T, V, Source::by_segment>;
+  static_assert(sizeof(storage_t) <= 48 * 1024,
+                "mgpu: a segmented reduction's tile takes too much shared memory for this value type: pass smaller "
+                "launch_params (fewer values per thread) as the first template argument");
+  if (num_heads == 0) return;  // no segments: nothing to write
+  const std::int64_t steps = checked_sum(fn, "count", count, "num_heads", num_heads);
+  const int tiles = num_tiles<P>(steps, fn);
+
+  // Temporaries first: a failed allocation leaves the output untouched.
+  buffer<std::int64_t> own_partitions =
+      partitions ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, NV, ctx);
+  const std::int64_t* p = partitions ? partitions : own_partitions.data();
+  using state_t = lookback_state<run_carry<T>>;
+  std::size_t state_bytes = state_t::storage_bytes(tiles);
+  buffer<unsigned char> state_memory(std::int64_t(state_bytes), ctx);
+  platform::memset_device(state_memory.data(), 0, state_bytes, ctx.stream());
+  state_t state(state_memory.data(), tiles);
+
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<storage_t> storage;
+    storage_t& s = storage.get();
+    Source src = source;  // (captured outside `if constexpr`, as nvcc requires)
+    CachedIt cached_values = cached;
+    const T init_value = init;
+    lbs_range r = lbs_range::of_tile(tile, NV, count, num_heads, p);
+    const int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
+    const int total = items + head_count;
+    const std::int64_t segment_begin = r.head_begin - 1;  // the segment of local segment 0 (-1: none)
+
+    // Load the tile's heads, relative to its first item (clamped into the tile, so that unsorted
+    // heads keep every access inside it), and, where the values do not depend on the segment,
+    // its values: every load in flight before the first store.
+    array_t<int, VT> h;
+    array_t<T, VT> x;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      int j = NT * i + tid;
+      if (j < head_count) {
+        std::int64_t head = std::int64_t(heads[r.head_begin + j]) - r.item_begin;
+        h[i] = int(head < 0 ? 0 : head > items ? items : head);
+      }
+      if constexpr (!Source::by_segment)
+        if (j < items) x[i] = src.template at<T>(r.item_begin + j);
+    }
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      int j = NT * i + tid;
+      if (j < head_count) s.heads[j] = h[i];
+      if constexpr (!Source::by_segment)
+        if (j < items) s.values[j] = x[i];
+    }
+    if constexpr (has_values_v<V>) {
+      // Local segment 0 is the one open before the tile's first head (if any); then one per head.
+      if (tid == 0 && segment_begin >= 0) s.cached[0] = cached_values[segment_begin];
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        int j = NT * i + tid;
+        if (j < head_count) s.cached[j + 1] = cached_values[r.head_begin + j];
+      }
+    }
+    if constexpr (Source::by_segment)
+      if (tid == 0) s.first_head = segment_begin >= 0 ? std::int64_t(heads[segment_begin]) : std::int64_t(0);
+    __syncthreads();
+
+    // This thread's steps of the merge of items (relative, 0..items-1) with heads, heads first on
+    // ties: a head comes before the items of its segment.
+    const int diag = VT * tid < total ? VT * tid : total;
+    const int split =
+        merge_path<bounds::upper>(make_counting_iterator<int>(0), items, s.heads, head_count, diag, less<>());
+
+    if constexpr (Source::by_segment) {
+      // Label each item with its local segment, then compute the values coalesced: f(index,
+      // segment, rank[, cached value]). Items before the first head are in no segment: f is not
+      // called for them, and their placeholder (init) is never stored.
+      int item = split, head = diag - split;
+      MGPU_UNROLL
+      for (int step = 0; step < VT; ++step) {
+        if (diag + step < total) {
+          if (head >= head_count || (item < items && item < s.heads[head]))
+            s.labels_[item++] = head;
+          else
+            ++head;
+        }
+      }
+      __syncthreads();
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        int j = NT * i + tid;
+        if (j < items) {
+          int local = s.labels_[j];
+          std::int64_t segment = segment_begin + local, index = r.item_begin + j;
+          std::int64_t start = local == 0 ? s.first_head : r.item_begin + s.heads[local - 1];
+          if (segment < 0)
+            x[i] = init_value;
+          else if constexpr (has_values_v<V>)
+            x[i] = src.template at<T>(index, segment, index - start, s.cached[local]);
+          else
+            x[i] = src.template at<T>(index, segment, index - start);
+        }
+      }
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i)
+        if (NT * i + tid < items) s.values[NT * i + tid] = x[i];
+      __syncthreads();
+    }
+
+    // The serial walk. Passing head k closes local segment k and opens k + 1 with init. A
+    // segment opened and closed here is complete; the first one this thread closes (its lead)
+    // still lacks what earlier threads and tiles hold of it.
+    int item = split, head = diag - split;
+    const int first_segment = head;
+    maybe<T> acc{init_value, false}, lead{init_value, false};
+    bool lead_closed = false;
+    MGPU_UNROLL
+    for (int step = 0; step < VT; ++step) {
+      if (diag + step < total) {
+        if (head >= head_count || (item < items && item < s.heads[head])) {
+          acc = fold_into(acc, s.values[item++], op);
+        } else {
+          if (lead_closed)
+            s.results[head] = acc.value;  // opened by this thread, so it holds init at least
+          else
+            lead = acc, lead_closed = true;
+          acc = maybe<T>{init_value, true};
+          ++head;
+        }
+      }
+    }
+
+    // Scan (segments closed, value of the open one) over the threads, the tile's predecessors
+    // first: every thread learns the value its first segment had on entry. Every active thread's
+    // open value is present: it opened a segment with init, or all its steps were items.
+    const int active = div_up(total, VT);
+    run_carry<T> mine{head - first_segment, acc.value};
+    carry_op<Op> combine{op};
+    maybe<run_carry<T>> carry = cta_scan<NT, run_carry<T>>::template scan<scan_kind::exclusive>(
+                                    tid, mine, s.scan, combine, tile_lookback<T, Op>{state, combine, tile}, active)
+                                    .prefix;
+    if (VT * tid < total) {
+      if (lead_closed) {
+        maybe<T> value = lead;
+        if (carry.valid) value = maybe<T>{lead.valid ? T(op(carry.value.value, lead.value)) : carry.value.value, true};
+        // (absent only for tile 0's thread 0 closing the no-segment before heads[0]: never stored)
+        if (value.valid) s.results[first_segment] = value.value;
+      }
+      // The last tile also stores the last segment, still open at its end.
+      if (tile == tiles - 1 && tid == active - 1)
+        s.results[head_count] = carry.valid ? combine(carry.value, mine).value : mine.value;
+    }
+    __syncthreads();
+
+    // Coalesced stores of the segments this tile closed: local segments [0, head_count), and in
+    // the last tile the last one too.
+    const int last = tile == tiles - 1 ? head_count : head_count - 1;
+    for (int local = tid; local <= last; local += NT) {
+      std::int64_t segment = segment_begin + local;
+      if (segment >= 0) output[segment] = s.results[local];
+    }
+  };
+  cta_launch<P>(kernel, tiles, ctx);
+}
+
+// ---- the reduction by runs (flags, keys) ----
+
+// Runs start where a head flag is set (and at item 0).
+struct starts_at_flags {
+  static constexpr bool has_keys = false;
+  using key_t = empty_t;
+  const unsigned* flags;
+  MGPU_DEVICE bool starts(std::int64_t i) const { return i == 0 || ((flags[i / 32] >> (i % 32)) & 1u); }
+};
+
+// Runs start where a key is not equal to the one before (and at item 0).
+template <typename KeysIt, typename Eq>
+struct starts_at_new_keys {
+  static constexpr bool has_keys = true;
+  using key_t = iterator_value_t<KeysIt>;
+  KeysIt keys;
+  Eq equal;
+};
+
+template <int NT, int VT, typename K, typename T>
+struct runs_storage {
+  static constexpr int nv = NT * VT;
+  K keys[has_values_v<K> ? nv + 1 : 1];  // the tile's keys after the one before it; then the run starts' keys
+  T values[nv];                          // the tile's values in transit; then the closed runs' values
+  std::int64_t runs_before;              // runs started before the tile
+  typename cta_scan<NT, run_carry<T>>::storage_t scan;
+};
+
+// The reduction by runs: runs start where `starts` says (item 0 always starts one); values_out[r]
+// = [init op] the values of run r, keys_out[r] = the key that starts it (key policies only), and
+// *count_out = the number of runs (when count_out is not discard_iterator). No argument checks.
+template <typename P, typename T, typename Starts, typename ValuesIt, typename KeysOut, typename ValuesOut,
+          typename CountOut, typename Op>
+void reduce_runs(const char* fn, Starts starts, ValuesIt values, std::int64_t count, KeysOut keys_out,
+                 ValuesOut values_out, CountOut count_out, maybe<T> init, Op op, context& ctx) {
+  using K = typename Starts::key_t;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  static_assert(VT <= 32, "mgpu: the reductions by runs take at most 32 values per thread");
+  using storage_t = runs_storage<NT, VT, K, T>;
+  static_assert(sizeof(storage_t) <= 48 * 1024,
+                "mgpu: a reduction by keys' tile takes too much shared memory for these types: pass smaller "
+                "launch_params (fewer values per thread) as the first template argument");
+  if (count == 0) {
+    if constexpr (!std::is_same<CountOut, discard_iterator>::value)
+      transform([=] MGPU_LAMBDA(std::int64_t) { count_out[0] = 0; }, 1, ctx);
+    return;
+  }
+  const int tiles = num_tiles<P>(count, fn);
+  using state_t = lookback_state<run_carry<T>>;
+  std::size_t state_bytes = state_t::storage_bytes(tiles);
+  buffer<unsigned char> state_memory(std::int64_t(state_bytes), ctx);
+  platform::memset_device(state_memory.data(), 0, state_bytes, ctx.stream());
+  state_t state(state_memory.data(), tiles);
+
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<storage_t> storage;
+    storage_t& s = storage.get();
+    Starts run_starts = starts;  // (captured outside `if constexpr`, as nvcc requires)
+    KeysOut keys_dst = keys_out;
+    CountOut count_dst = count_out;
+    const std::int64_t base = std::int64_t(tile) * NV;
+    const int valid = int(count - base < NV ? count - base : NV);
+    const int first = VT * tid, mine = first < valid ? (valid - first < VT ? valid - first : VT) : 0;
+
+    array_t<T, VT> x = mem_to_reg_thread<NT, VT, T>(values + base, tid, valid, s.values);
+    // Bit i: item first + i starts a run.
+    unsigned start_bits = 0;
+    array_t<K, VT> k;
+    if constexpr (Starts::has_keys) {
+      // keys[0] is the key before the tile (tile 0: unused), keys[1 + j] the tile's item j.
+      if (tid == 0 && base > 0) s.keys[0] = run_starts.keys[base - 1];
+      load_to_shared<NT, VT>(run_starts.keys + base, valid, tid, s.keys + 1);
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        if (i < mine) {
+          k[i] = s.keys[first + i + 1];
+          if (base + first + i == 0 || !run_starts.equal(s.keys[first + i], k[i])) start_bits |= 1u << i;
+        }
+      }
+      __syncthreads();  // the keys array takes the run starts' keys next
+    } else {
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i)
+        if (i < mine && run_starts.starts(base + first + i)) start_bits |= 1u << i;
+    }
+
+    // The run still open at this thread's end: from its last start (with init), or all its items.
+    const int last_start = start_bits ? highest_bit(start_bits) : -1;
+    maybe<T> acc{x[0], false};
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      if (i < mine && i >= last_start) {
+        if (i == last_start)
+          acc = maybe<T>{init.valid ? T(op(init.value, x[i])) : x[i], true};
+        else
+          acc = fold_into(acc, x[i], op);
+      }
+    }
+    run_carry<T> tail{__popc(start_bits), acc.value};
+
+    carry_op<Op> combine{op};
+    tile_lookback<T, Op> lookback{state, combine, tile};
+    auto prefix_and_runs_before = [&](const run_carry<T>& aggregate) {
+      maybe<run_carry<T>> prefix = lookback(aggregate);
+      if (lane_id() == 0) s.runs_before = prefix.valid ? prefix.value.closed : 0;
+      return prefix;
+    };
+    maybe<run_carry<T>> carry = cta_scan<NT, run_carry<T>>::template scan<scan_kind::exclusive>(
+                                    tid, tail, s.scan, combine, prefix_and_runs_before, div_up(valid, VT))
+                                    .prefix;
+    const std::int64_t runs_before = s.runs_before;
+
+    // Stage what each start closes (the run before it) and opens (its key), at the start's index
+    // among the tile's starts. The first start a thread meets closes the run carried into it.
+    if (mine > 0) {
+      int local = int((carry.valid ? carry.value.closed : 0) - runs_before);
+      maybe<T> run{x[0], false};
+      bool leading = true;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        if (i < mine && i <= last_start) {
+          if ((start_bits >> i) & 1u) {
+            maybe<T> closed = run;
+            if (leading && carry.valid)
+              closed = maybe<T>{run.valid ? T(op(carry.value.value, run.value)) : carry.value.value, true};
+            if (closed.valid) s.values[local] = closed.value;  // (absent only before item 0)
+            if constexpr (Starts::has_keys) s.keys[local] = k[i];
+            ++local;
+            leading = false;
+            run = maybe<T>{init.valid ? T(op(init.value, x[i])) : x[i], true};
+          } else {
+            run = fold_into(run, x[i], op);
+          }
+        }
+      }
+      // The last tile stores the last run and the number of runs.
+      if (tile == tiles - 1 && first + mine == valid) {
+        run_carry<T> all = carry.valid ? combine(carry.value, tail) : tail;
+        values_out[all.closed - 1] = all.value;
+        if constexpr (!std::is_same<CountOut, discard_iterator>::value) count_dst[0] = all.closed;
+      }
+    }
+    __syncthreads();
+
+    // Coalesced stores: start j of the tile opens run runs_before + j and closes the one before.
+    const int tile_starts = int(s.scan.reduction.closed);
+    for (int j = tid; j < tile_starts; j += NT) {
+      std::int64_t run = runs_before + j;
+      if (run > 0) values_out[run - 1] = s.values[j];
+      if constexpr (Starts::has_keys) keys_dst[run] = s.keys[j];
+    }
+  };
+  cta_launch<P>(kernel, tiles, ctx);
+}
+
+// Whether key_equal(key, key) can be called and returns bool: what reduce_by_key asks of it, so
+// that an operator passed in its place (op and key_equal swapped, as in Thrust's order) fails at
+// the call. (A __device__-only lambda cannot be asked on the host; nvcc checks it where it is
+// called.)
+template <typename Eq, typename K, typename = void>
+struct returns_bool : std::false_type {};
+template <typename Eq, typename K>
+struct returns_bool<Eq, K,
+                    std::enable_if_t<std::is_same<std::invoke_result_t<const Eq&, const K&, const K&>, bool>::value>>
+    : std::true_type {};
+template <typename Eq, typename K>
+constexpr bool is_key_equal_v =
+#if defined(MGPU_BACKEND_CUDA)
+    __nv_is_extended_device_lambda_closure_type(Eq) ||
+#endif
+    returns_bool<Eq, K>::value;
+
+// The checks every segmented reduction by heads makes: counts, pointers (`output` has an entry
+// per segment), and in checked mode the heads.
+template <typename HeadIt, typename Out>
+void check_segreduce_heads(const char* fn, std::int64_t count, segment_heads<HeadIt> segments, Out output,
+                           context& ctx) {
+  check_count(fn, "count", count);
+  check_count(fn, "num_heads", segments.num_heads);
+  checked_sum(fn, "count", count, "num_heads", segments.num_heads);
+  check_pointer(fn, "heads", segments.heads, segments.num_heads);
+  check_pointer(fn, "output", output, segments.num_heads);
+  if (ctx.checked())
+    check_sorted_indices(fn, "heads", segments.heads, segments.num_heads, 0, count, "[0, count]", false, ctx);
+}
+
+// A segmented reduction of values from `source` over any segment description: by heads through
+// the load-balancing partition, by flags through the runs kernel (`flags_input` reads the values
+// there).
+template <typename params, typename Source, typename FlagsInput, typename Segments, typename Out, typename T,
+          typename Op>
+void segreduce_dispatch(const char* fn, Source source, FlagsInput flags_input, std::int64_t count, Segments segments,
+                        Out output, T init, Op op, context& ctx) {
+  MGPU_REQUIRE_SEGMENTS(Segments);
+  if constexpr (is_segment_heads_v<Segments>) {
+    check_segreduce_heads(fn, count, segments, output, ctx);
+    using P = params_or<params, segreduce_params<T>>;
+    segreduce_by_heads<P, T>(fn, source, empty_t(), count, segments.heads, segments.num_heads, output, init, op,
+                             nullptr, ctx);
+  } else if constexpr (is_segment_description_v<Segments>) {
+    check_count(fn, "count", count);
+    check_pointer(fn, "flags", segments.flags, div_up(count, std::int64_t(32)));
+    check_pointer(fn, "output", output, count > 0 ? 1 : 0);
+    using P = params_or<params, reduce_by_key_params<empty_t, T>>;
+    reduce_runs<P, T>(fn, starts_at_flags{segments.flags}, flags_input, count, discard_iterator(), output,
+                      discard_iterator(), maybe<T>{init, true}, op, ctx);
+  }
+}
+
+// it[i] == f(offset + i), with no value type: f may be a device-only lambda (the runs kernel
+// converts what it returns).
+template <typename F>
+struct index_values {
+  F f;
+  std::int64_t offset;
+  MGPU_DEVICE auto operator[](std::int64_t i) const { return f(offset + i); }
+  MGPU_DEVICE index_values operator+(std::int64_t n) const { return index_values{f, offset + n}; }
+};
+
+}  // namespace detail
+
+// Segmented reduction: output[s] = init op input[b] op input[b + 1] op ... op input[e - 1] for
+// every segment s = [b, e) (init for an empty segment), computed in T, the type of init, and
+// converted to the output's type.
+//
+// `segments` is segments_by_heads(heads, num_segments) (CSR offsets of num_segments + 1 entries:
+// segments_by_heads(offsets, num_segments)): output has num_segments entries, and positions before
+// heads[0] belong to no segment and are not reduced. Or segments_by_flags(flags): a segment starts
+// at every set flag and at position 0, and output has one entry per segment, in order (1 + the
+// number of flags set in [1, count); none when count is 0).
+//
+// op must be associative; it need not be commutative (values are combined in index order). T
+// must be trivially copyable. output must not overlap input. Stream-ordered; the host never waits.
+// Throws std::invalid_argument for negative counts, null pointers or overlap; in checked mode,
+// mgpu::precondition_error if the heads are not sorted or not in [0, count].
+template <typename params = void, typename InputIt, typename Segments, typename Out, typename T, typename Op>
+void segmented_reduce(InputIt input, std::int64_t count, Segments segments, Out output, T init, Op op, context& ctx) {
+  const char* fn = "mgpu::segmented_reduce";
+  detail::check_count(fn, "count", count);
+  detail::check_pointer(fn, "input", input, count);
+  if constexpr (is_segment_heads_v<Segments>)
+    detail::check_disjoint(fn, "output", input, count, output, segments.num_heads);
+  detail::segreduce_dispatch<params>(fn, detail::values_from_input<InputIt>{input}, input, count, segments, output,
+                                     init, op, ctx);
+}
+
+// As segmented_reduce, with the values computed: f(i) for i in [0, count). f is a device lambda
+// (MGPU_LAMBDA) or functor; its result is converted to T. With heads, f is called for every index
+// in [0, count), those before heads[0] included (their values are not used).
+template <typename params = void, typename F, typename Segments, typename Out, typename T, typename Op>
+void transform_segreduce(F f, std::int64_t count, Segments segments, Out output, T init, Op op, context& ctx) {
+  detail::segreduce_dispatch<params>("mgpu::transform_segreduce", detail::values_from_index<F>{f},
+                                     detail::index_values<F>{f, 0}, count, segments, output, init, op, ctx);
+}
+
+// Indirect segmented reduction: segment s = [heads[s], heads[s + 1]) (the last ends at count)
+// reduces its own stretch of input, starting at sources[s]:
+//   output[s] = init op input[sources[s]] op ... op input[sources[s] + size_s - 1]
+// (init when size_s is 0). count is the total size of the segments, and sources has num_segments
+// entries (as interval_gather's `gather`: a reduction of interval_gather's output). Each tile
+// reads the sources of its segments once, coalesced. Heads only. Throws as segmented_reduce does.
+template <typename params = void, typename InputIt, typename Segments, typename SourcesIt, typename Out, typename T,
+          typename Op>
+void segmented_reduce_indirect(InputIt input, std::int64_t count, Segments segments, SourcesIt sources, Out output,
+                               T init, Op op, context& ctx) {
+  const char* fn = "mgpu::segmented_reduce_indirect";
+  MGPU_REQUIRE_SEGMENT_HEADS(Segments);
+  if constexpr (is_segment_heads_v<Segments>) {
+    detail::check_pointer(fn, "input", input, count > 0 ? 1 : 0);
+    detail::check_pointer(fn, "sources", sources, segments.num_heads);
+    detail::check_segreduce_heads(fn, count, segments, output, ctx);
+    using P = params_or<params, segreduce_params<T, iterator_value_t<SourcesIt>, true>>;
+    detail::segreduce_by_heads<P, T>(fn, detail::values_indirect<InputIt>{input}, sources, count, segments.heads,
+                                     segments.num_heads, output, init, op, nullptr, ctx);
+  }
+}
+
+// Segmented reduction over load-balancing search: the values are f(index, segment, rank) for every
+// work item index in [0, count) in a segment (rank = index - heads[segment]), and
+//   output[s] = init op f(heads[s], s, 0) op f(heads[s] + 1, s, 1) op ...   (init when empty).
+// f is not called for items before heads[0]. Heads only. Throws as segmented_reduce does.
+template <typename params = void, typename F, typename Segments, typename Out, typename T, typename Op>
+void lbs_segreduce(F f, std::int64_t count, Segments segments, Out output, T init, Op op, context& ctx) {
+  const char* fn = "mgpu::lbs_segreduce";
+  MGPU_REQUIRE_SEGMENT_HEADS(Segments);
+  if constexpr (is_segment_heads_v<Segments>) {
+    detail::check_segreduce_heads(fn, count, segments, output, ctx);
+    using P = params_or<params, segreduce_params<T, empty_t, true>>;
+    detail::segreduce_by_heads<P, T>(fn, detail::values_from_segment<F>{f}, empty_t(), count, segments.heads,
+                                     segments.num_heads, output, init, op, nullptr, ctx);
+  }
+}
+
+// As above, with each segment's value cached: f(index, segment, rank, segment_values[segment]),
+// the values of a tile's segments read once, coalesced (as transform_lbs's cached form).
+template <typename params = void, typename F, typename Segments, typename ValuesIt, typename Out, typename T,
+          typename Op>
+void lbs_segreduce(F f, std::int64_t count, Segments segments, ValuesIt segment_values, Out output, T init, Op op,
+                   context& ctx) {
+  const char* fn = "mgpu::lbs_segreduce";
+  MGPU_REQUIRE_SEGMENT_HEADS(Segments);
+  if constexpr (is_segment_heads_v<Segments>) {
+    detail::check_pointer(fn, "segment_values", segment_values, segments.num_heads);
+    detail::check_segreduce_heads(fn, count, segments, output, ctx);
+    using P = params_or<params, segreduce_params<T, iterator_value_t<ValuesIt>, true>>;
+    detail::segreduce_by_heads<P, T>(fn, detail::values_from_segment<F>{f}, segment_values, count, segments.heads,
+                                     segments.num_heads, output, init, op, nullptr, ctx);
+  }
+}
+
+// Reduction by key: the keys split into runs of consecutive equal keys (key_equal(a, b) says
+// equal), and for each run r, in order:
+//   keys_out[r] = its first key, values_out[r] = values[b] op ... op values[e - 1]
+// computed in the values' value type (no init: a run is never empty, as in thrust::reduce_by_key
+// and cub::DeviceReduce::ReduceByKey). *count_out receives the number of runs, in device memory
+// (0 when count is 0). keys_out and values_out need room for as many runs as there may be (count
+// at most). op must be associative, need not be commutative; key_equal must return bool and be an
+// equivalence. Outputs must not overlap the inputs. Stream-ordered; the host never waits.
+// Throws std::invalid_argument for a negative count, null pointers or overlap.
+template <typename params = void, typename KeysIt, typename ValuesIt, typename KeysOut, typename ValuesOut,
+          typename CountOut, typename Op, typename KeyEqual>
+void reduce_by_key(KeysIt keys, ValuesIt values, std::int64_t count, KeysOut keys_out, ValuesOut values_out,
+                   CountOut count_out, Op op, KeyEqual key_equal, context& ctx) {
+  using K = iterator_value_t<KeysIt>;
+  using T = iterator_value_t<ValuesIt>;
+  static_assert(detail::is_key_equal_v<KeyEqual, K>,
+                "mgpu::reduce_by_key: key_equal must be callable as key_equal(key, key) and return bool (mgpu::"
+                "equal_to<>, or a lambda written [=] MGPU_HOST_DEVICE_LAMBDA (const K& a, const K& b) { ... }); it "
+                "follows op, as the optional last functor");
+  if constexpr (detail::is_key_equal_v<KeyEqual, K>) {
+    const char* fn = "mgpu::reduce_by_key";
+    detail::check_count(fn, "count", count);
+    detail::check_pointer(fn, "keys", keys, count);
+    detail::check_pointer(fn, "values", values, count);
+    detail::check_pointer(fn, "keys_out", keys_out, count > 0 ? 1 : 0);
+    detail::check_pointer(fn, "values_out", values_out, count > 0 ? 1 : 0);
+    detail::check_pointer(fn, "count_out", count_out, 1);
+    // (The outputs' sizes, the number of runs, are not known here: an output that starts inside an
+    // input is caught, one that starts before it and runs into it is not.)
+    const std::int64_t first = count > 0 ? 1 : 0;
+    detail::check_disjoint(fn, "keys_out", keys, count, keys_out, first);
+    detail::check_disjoint(fn, "keys_out", values, count, keys_out, first);
+    detail::check_disjoint(fn, "values_out", keys, count, values_out, first);
+    detail::check_disjoint(fn, "values_out", values, count, values_out, first);
+    using P = params_or<params, reduce_by_key_params<K, T>>;
+    detail::reduce_runs<P, T>(fn, detail::starts_at_new_keys<KeysIt, KeyEqual>{keys, key_equal}, values, count,
+                              keys_out, values_out, count_out, maybe<T>{T{}, false}, op, ctx);
+  }
+}
+
+// The same with key_equal = equal_to<>.
+template <typename params = void, typename KeysIt, typename ValuesIt, typename KeysOut, typename ValuesOut,
+          typename CountOut, typename Op>
+void reduce_by_key(KeysIt keys, ValuesIt values, std::int64_t count, KeysOut keys_out, ValuesOut values_out,
+                   CountOut count_out, Op op, context& ctx) {
+  reduce_by_key<params>(keys, values, count, keys_out, values_out, count_out, op, equal_to<>(), ctx);
+}
+
+}  // namespace mgpu
