@@ -19,6 +19,7 @@
 #include "core/segments.hpp"
 #include "core/types.hpp"
 
+#include "cta/count_lookback.hpp"
 #include "cta/cta_reduce.hpp"
 #include "cta/cta_scan.hpp"
 #include "cta/cta_sort.hpp"
@@ -31,6 +32,8 @@
 
 #include "algorithms/bulk_insert.hpp"
 #include "algorithms/bulk_remove.hpp"
+#include "algorithms/compact.hpp"
+#include "algorithms/histogram.hpp"
 #include "algorithms/intervals.hpp"
 #include "algorithms/join.hpp"
 #include "algorithms/load_balance.hpp"
@@ -41,5 +44,6 @@
 #include "algorithms/radix_sort.hpp"
 #include "algorithms/reduce.hpp"
 #include "algorithms/scan.hpp"
+#include "algorithms/segmented_scan.hpp"
 #include "algorithms/segmented_sort.hpp"
 #include "algorithms/sorted_search.hpp"

@@ -5,6 +5,9 @@ struct record {
   int id;
   float weight;
 };
+struct positive {
+  MGPU_HOST_DEVICE bool operator()(int x) const { return x > 0; }
+};
 struct by_weight_descending {
   MGPU_HOST_DEVICE bool operator()(const record& a, const record& b) const { return a.weight > b.weight; }
 };
@@ -14,4 +17,7 @@ void use(int* keys, int* offsets, record* records, long long* bounds, mgpu::cont
   mgpu::merge(records, 10, records + 10, 10, records + 20, by_weight_descending(), ctx);
   mgpu::sorted_search(keys, 10, keys + 10, 100, bounds, mgpu::less<>(), ctx);
   mgpu::load_balance_search(1000, mgpu::segments_by_heads(offsets, 10), keys, ctx);
+  mgpu::histogram(keys, 1000, offsets, 10, 0, 100, ctx);
+  mgpu::segmented_inclusive_scan(keys, 1000, mgpu::segments_by_heads(offsets, 10), keys, mgpu::plus<>(), ctx);
+  mgpu::compact(keys, 1000, keys + 1000, bounds, positive(), ctx);
 }
