@@ -64,6 +64,15 @@ MGPU_HOST_DEVICE std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b) {
 #endif
 }
 
+// The high 32 bits of a * b.
+MGPU_HOST_DEVICE unsigned mul_hi(unsigned a, unsigned b) {
+#if defined(MGPU_DEVICE_PASS)
+  return __umulhi(a, b);
+#else
+  return unsigned((std::uint64_t(a) * b) >> 32);
+#endif
+}
+
 // floor(d * n / range) for d < range, by long division of the 128-bit product: the slow path,
 // for 64-bit levels whose range times the bin count exceeds 2^64.
 MGPU_HOST_DEVICE std::uint64_t wide_quotient(std::uint64_t d, std::uint64_t n, std::uint64_t range) {
@@ -89,26 +98,44 @@ template <typename C>
 struct even_bins<C, true> {
   C lower, upper;
   std::uint64_t num_bins, range;
-  std::uint64_t reciprocal;  // floor(2^64 / range) + 1 (0 when range is 1)
-  bool wide;                 // range > 2^63, or (range - 1) * num_bins overflows 64 bits
+  std::uint64_t reciprocal;  // floor(2^W / range) + 1 (0 when range is 1), W = 32 or 64 by `mode`
+  enum { narrow, regular, wide } mode;
+  // narrow: range <= 2^31 and (range - 1) * num_bins < 2^32, all in 32 bits (the usual case);
+  // regular: range <= 2^63 and (range - 1) * num_bins < 2^64; wide: the rest.
 
   even_bins(C lo, C hi, std::int64_t n)
       : lower(lo), upper(hi), num_bins(std::uint64_t(n)), range(std::uint64_t(hi) - std::uint64_t(lo)) {
     __extension__ typedef unsigned __int128 u128;
-    reciprocal = range >= 2 ? std::uint64_t((u128(1) << 64) / range + 1) : 0;
-    wide = range > (std::uint64_t(1) << 63) || range - 1 > std::numeric_limits<std::uint64_t>::max() / num_bins;
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    if (range <= (std::uint64_t(1) << 31) &&
+        range - 1 <= std::uint64_t(std::numeric_limits<unsigned>::max()) / num_bins)
+      mode = narrow;
+    else if (range <= (std::uint64_t(1) << 63) && range - 1 <= max / num_bins)
+      mode = regular;
+    else
+      mode = wide;
+    const int w = mode == narrow ? 32 : 64;
+    reciprocal = range >= 2 ? std::uint64_t((u128(1) << w) / range + 1) : 0;
   }
   MGPU_HOST_DEVICE std::int64_t operator()(C x) const {
     if (x < lower || !(x < upper)) return -1;
     std::uint64_t d = std::uint64_t(x) - std::uint64_t(lower);  // exact: x >= lower
-    if (wide) return std::int64_t(wide_quotient(d, num_bins, range));
-    // num < 2^64. With m = floor(2^64 / range) + 1, num * m / 2^64 exceeds num / range by less
-    // than num / 2^64 < 1: the estimate is the quotient or one more, and the remainder says which
-    // (a negative remainder wraps to at least 2^64 - range >= range, as range <= 2^63).
-    std::uint64_t num = d * num_bins;
-    std::uint64_t q = mul_hi(num, reciprocal);
-    if (num - q * range >= range) --q;
-    return std::int64_t(q);
+    // num = d * num_bins fits the word. With m = floor(2^W / range) + 1, num * m / 2^W exceeds
+    // num / range by less than num / 2^W < 1: the estimate is the quotient or one more, and the
+    // remainder says which (a negative one wraps to at least 2^W - range >= range).
+    if (mode == narrow) {
+      unsigned num = unsigned(d) * unsigned(num_bins), r = unsigned(range);
+      unsigned q = mul_hi(num, unsigned(reciprocal));
+      if (num - q * r >= r) --q;
+      return std::int64_t(q);
+    }
+    if (mode == regular) {
+      std::uint64_t num = d * num_bins;
+      std::uint64_t q = mul_hi(num, reciprocal);
+      if (num - q * range >= range) --q;
+      return std::int64_t(q);
+    }
+    return std::int64_t(wide_quotient(d, num_bins, range));
   }
 };
 
