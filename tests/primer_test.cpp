@@ -260,9 +260,10 @@ MGPU_TEST(Histogram, IntegersAroundTheTile) {
   }
 }
 
-// Integer bins take 32-bit arithmetic while the range is at most 2^31 and range times bins stays
-// under 2^32, 64-bit up to 2^63 and 2^64, and a long division past that: each at its limits, where
-// the estimate of the quotient is most often one too many.
+// Integer bins: floor((x - lower) * bins / range) with bins and range divided by their gcd (factor
+// and divisor), in 32-bit arithmetic while (range - 1) * factor < 2^32 and divisor <= 2^31, in
+// 64-bit up to 2^64 and 2^63, and by a long division past that: each at its limits, where the
+// estimate of the quotient is most often one too many.
 MGPU_TEST(Histogram, IntegerBinsAtTheLimitsOfEachArithmetic) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
@@ -270,13 +271,17 @@ MGPU_TEST(Histogram, IntegerBinsAtTheLimitsOfEachArithmetic) {
   std::vector<std::uint32_t> u = random_vector<std::uint32_t>(n, rng, 0, 4294967295.0);
   check_histogram(ctx, u, 2, 0u, 2147483647u, "32-bit: range 2^31 - 1, 2 bins");
   check_histogram(ctx, u, 3, 0u, 1431655765u, "32-bit: range (2^32 - 1) / 3, 3 bins");
-  check_histogram(ctx, u, 7, 1u, 2147483649u, "32-bit: range 2^31, 7 bins");
-  check_histogram(ctx, u, 5, 0u, 4294967295u, "64-bit: range 2^32 - 1, 5 bins");
+  check_histogram(ctx, u, 1, 1u, 2147483649u, "32-bit: range 2^31, 1 bin (the largest 32-bit divisor)");
+  check_histogram(ctx, u, 7, 1u, 2147483649u, "64-bit: range 2^31, 7 bins");
+  check_histogram(ctx, u, 65536, 0u, 16777216u, "32-bit: bins of 256 values");
+  check_histogram(ctx, u, 5, 0u, 4294967295u, "32-bit: range 2^32 - 1 = 5 bins of 858993459");
+  check_histogram(ctx, u, 7, 0u, 4294967295u, "64-bit: range 2^32 - 1, 7 bins");
+  check_histogram(ctx, u, 6, 0u, 2147483650u, "64-bit: range 2^31 + 2, 6 bins (factor 3)");
   std::vector<std::int64_t> w = random_vector<std::int64_t>(n, rng, -9.2e18, 9.2e18);
   const std::int64_t q = std::int64_t(1) << 62;
   check_histogram(ctx, w, 1, -q, q, "64-bit: range 2^63, 1 bin");
-  check_histogram(ctx, w, 2, -q, q - 1, "64-bit: range 2^63 - 1, 2 bins");
-  check_histogram(ctx, w, 2, -q, q, "64-bit: range 2^63, 2 bins (their product just under 2^64)");
+  check_histogram(ctx, w, 2, -q, q - 1, "64-bit: range 2^63 - 1, 2 bins (their product just under 2^64)");
+  check_histogram(ctx, w, 3, -q, q, "long division: range 2^63, 3 bins");
   check_histogram(ctx, w, 1, -q, q + 1, "long division: range 2^63 + 1");
 }
 

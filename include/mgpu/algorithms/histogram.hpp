@@ -21,8 +21,9 @@
 //   output is typically in L2). Privatizing would then cost more in flushes than it saves.
 //
 // The bin of a sample: integer computation (the common type of the sample and level types is an
-// integer) floor((x - lower) * num_bins / (upper - lower)) exactly, by a multiply-high with a
-// precomputed reciprocal and one correction (no division per sample); floating point:
+// integer) floor((x - lower) * num_bins / (upper - lower)) exactly, with num_bins and the range
+// divided by their gcd, by a multiply-high with a precomputed reciprocal and one correction (no
+// division per sample; 32-bit arithmetic in the usual cases); floating point:
 // floor((x - lower) * scale), scale = num_bins / (upper - lower), in that type.
 #pragma once
 
@@ -35,6 +36,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 
 namespace mgpu {
@@ -73,17 +75,17 @@ MGPU_HOST_DEVICE unsigned mul_hi(unsigned a, unsigned b) {
 #endif
 }
 
-// floor(d * n / range) for d < range, by long division of the 128-bit product: the slow path,
-// for 64-bit levels whose range times the bin count exceeds 2^64.
-MGPU_HOST_DEVICE std::uint64_t wide_quotient(std::uint64_t d, std::uint64_t n, std::uint64_t range) {
-  std::uint64_t hi = mul_hi(d, n), lo = d * n, q = 0;  // hi < range, since d < range
+// floor(d * n / divisor) by long division of the 128-bit product, for a quotient below 2^64: the
+// slow path, for 64-bit levels whose range times the bin count exceeds 2^64.
+MGPU_HOST_DEVICE std::uint64_t wide_quotient(std::uint64_t d, std::uint64_t n, std::uint64_t divisor) {
+  std::uint64_t hi = mul_hi(d, n), lo = d * n, q = 0;  // hi < divisor, as the quotient fits
   for (int i = 0; i < 64; ++i) {
     bool carry = (hi >> 63) != 0;
     hi = (hi << 1) | (lo >> 63);
     lo <<= 1;
     q <<= 1;
-    if (carry || hi >= range) {
-      hi -= range;
+    if (carry || hi >= divisor) {
+      hi -= divisor;
       q |= 1;
     }
   }
@@ -97,45 +99,51 @@ struct even_bins;
 template <typename C>
 struct even_bins<C, true> {
   C lower, upper;
-  std::uint64_t num_bins, range;
-  std::uint64_t reciprocal;  // floor(2^W / range) + 1 (0 when range is 1), W = 32 or 64 by `mode`
-  enum { narrow, regular, wide } mode;
-  // narrow: range <= 2^31 and (range - 1) * num_bins < 2^32, all in 32 bits (the usual case);
-  // regular: range <= 2^63 and (range - 1) * num_bins < 2^64; wide: the rest.
+  // floor(d * num_bins / range) = floor(d * factor / divisor), both divided by their gcd: bins of
+  // a whole number of values (256 bins over [0, 2^24), say) need no multiplication at all.
+  std::uint64_t factor, divisor;
+  std::uint64_t reciprocal;  // floor(2^W / divisor) + 1 (0 when divisor is 1), W = 32 or 64 by mode
+  enum { multiply, narrow, regular, wide } mode;
+  // With d < range: multiply: divisor 1 (bins no wider than a value); narrow: (range - 1) * factor
+  // < 2^32 and divisor <= 2^31, all in 32 bits (the usual case); regular: the same in 64 bits;
+  // wide: the rest (a long division).
 
-  even_bins(C lo, C hi, std::int64_t n)
-      : lower(lo), upper(hi), num_bins(std::uint64_t(n)), range(std::uint64_t(hi) - std::uint64_t(lo)) {
+  even_bins(C lo, C hi, std::int64_t n) : lower(lo), upper(hi) {
     __extension__ typedef unsigned __int128 u128;
-    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
-    if (range <= (std::uint64_t(1) << 31) &&
-        range - 1 <= std::uint64_t(std::numeric_limits<unsigned>::max()) / num_bins)
+    const std::uint64_t range = std::uint64_t(hi) - std::uint64_t(lo), g = std::gcd(range, std::uint64_t(n));
+    factor = std::uint64_t(n) / g;
+    divisor = range / g;
+    if (divisor == 1)
+      mode = multiply;
+    else if (divisor <= (std::uint64_t(1) << 31) &&
+             range - 1 <= std::uint64_t(std::numeric_limits<unsigned>::max()) / factor)
       mode = narrow;
-    else if (range <= (std::uint64_t(1) << 63) && range - 1 <= max / num_bins)
+    else if (divisor <= (std::uint64_t(1) << 63) && range - 1 <= std::numeric_limits<std::uint64_t>::max() / factor)
       mode = regular;
     else
       mode = wide;
-    const int w = mode == narrow ? 32 : 64;
-    reciprocal = range >= 2 ? std::uint64_t((u128(1) << w) / range + 1) : 0;
+    reciprocal = divisor >= 2 ? std::uint64_t((u128(1) << (mode == narrow ? 32 : 64)) / divisor + 1) : 0;  // < 2^W
   }
   MGPU_HOST_DEVICE std::int64_t operator()(C x) const {
     if (x < lower || !(x < upper)) return -1;
     std::uint64_t d = std::uint64_t(x) - std::uint64_t(lower);  // exact: x >= lower
-    // num = d * num_bins fits the word. With m = floor(2^W / range) + 1, num * m / 2^W exceeds
-    // num / range by less than num / 2^W < 1: the estimate is the quotient or one more, and the
-    // remainder says which (a negative one wraps to at least 2^W - range >= range).
+    // num = d * factor fits the word. With m = floor(2^W / divisor) + 1, num * m / 2^W exceeds
+    // num / divisor by less than num / 2^W < 1: the estimate is the quotient or one more, and the
+    // remainder says which (a negative one wraps to at least 2^W - divisor >= divisor).
+    if (mode == multiply) return std::int64_t(d * factor);
     if (mode == narrow) {
-      unsigned num = unsigned(d) * unsigned(num_bins), r = unsigned(range);
+      unsigned num = unsigned(d) * unsigned(factor), r = unsigned(divisor);
       unsigned q = mul_hi(num, unsigned(reciprocal));
       if (num - q * r >= r) --q;
       return std::int64_t(q);
     }
     if (mode == regular) {
-      std::uint64_t num = d * num_bins;
+      std::uint64_t num = d * factor;
       std::uint64_t q = mul_hi(num, reciprocal);
-      if (num - q * range >= range) --q;
+      if (num - q * divisor >= divisor) --q;
       return std::int64_t(q);
     }
-    return std::int64_t(wide_quotient(d, num_bins, range));
+    return std::int64_t(wide_quotient(d, factor, divisor));
   }
 };
 
