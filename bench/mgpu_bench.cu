@@ -20,6 +20,7 @@
 #include <thrust/set_operations.h>
 #include <thrust/transform.h>
 #include <cub/device/device_for.cuh>
+#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -28,6 +29,7 @@
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
+#include <cuda/std/functional>
 
 #include <cmath>
 #include <cstdlib>
@@ -887,6 +889,119 @@ struct set_case {
   }
 };
 
+// ---- the primer patterns -------------------------------------------------------------------------
+
+// Keeps values below a threshold: one namespace-scope functor that both CUB and mgpu call.
+template <class T>
+struct below_threshold {
+  T threshold;
+  __host__ __device__ bool operator()(const T& x) const { return x < threshold; }
+};
+
+// Compaction of n values uniform in [0, 1000) keeping about half: by predicate (x < 500) against
+// cub::DeviceSelect::If, or by random uint8 flags against cub::DeviceSelect::Flagged. Both write
+// their count to device memory. Bytes: the values read, the flags read, the kept values written.
+template <bool flagged>
+struct compact_case {
+  static constexpr const char* name = flagged ? "compact_flagged" : "compact_if";
+  static constexpr bool all_types = !flagged;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    device_array<T> in(n), mgpu_out(n), cccl_out(n);
+    device_array<std::uint8_t> flags(flagged ? n : 0);
+    device_array<std::int64_t> mgpu_count(1), cccl_count(1);
+    bench::fill_random<T>(in.data(), n, e.seed ^ 0xc0, T(0), T(999), e.ctx);
+    if constexpr (flagged) bench::fill_random<std::uint8_t>(flags.data(), n, e.seed ^ 0xc1, 0, 1, e.ctx);
+    const below_threshold<T> keep{T(500)};
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      if constexpr (flagged)
+        return cub::DeviceSelect::Flagged(temp, bytes, in.data(), flags.data(), cccl_out.data(), cccl_count.data(), n,
+                                          e.stream());
+      else
+        return cub::DeviceSelect::If(temp, bytes, in.data(), cccl_out.data(), cccl_count.data(), n, keep, e.stream());
+    });
+    auto mgpu_run = [&] {
+      if constexpr (flagged)
+        mgpu::compact_by_flags(in.data(), flags.data(), n, mgpu_out.data(), mgpu_count.data(), e.ctx);
+      else
+        mgpu::compact(in.data(), n, mgpu_out.data(), mgpu_count.data(), keep, e.ctx);
+    };
+    cccl();
+    const std::int64_t kept = bench::value_at(cccl_count.data(), 0, e.stream());
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, double(n) * sizeof(T) + (flagged ? double(n) : 0.0) + double(kept) * sizeof(T), mgpu_run, cccl);
+    const std::int64_t mgpu_kept = bench::value_at(mgpu_count.data(), 0, e.stream());
+    if (mgpu_kept != kept)
+      e.out.mismatch(c, "count " + std::to_string(mgpu_kept) + ", cccl " + std::to_string(kept));
+    else
+      e.check(c, mgpu_out, cccl_out, kept);
+  }
+};
+
+// A histogram of n int32 samples uniform in [0, 2^24) in BINS even bins over that range, against
+// cub::DeviceHistogram::HistogramEven (BINS + 1 levels). Bytes: the samples read, the bins written.
+template <int BINS>
+struct histogram_case {
+  static constexpr const char* name = BINS == 256     ? "histogram_256"
+                                      : BINS == 65536 ? "histogram_65536"
+                                                      : "histogram_1048576";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    device_array<T> samples(n);
+    device_array<int> mgpu_bins(BINS), cccl_bins(BINS);
+    const T upper = T(1) << 24;
+    bench::fill_random<T>(samples.data(), n, e.seed ^ 0xd0, T(0), T(upper - 1), e.ctx);
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceHistogram::HistogramEven(temp, bytes, samples.data(), cccl_bins.data(), BINS + 1, T(0), upper,
+                                                 cub_count(n), e.stream());
+    });
+    auto mgpu_run = [&] { mgpu::histogram(samples.data(), n, mgpu_bins.data(), BINS, T(0), upper, e.ctx); };
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, double(n) * sizeof(T) + double(BINS) * sizeof(int), mgpu_run, cccl);
+    e.check(c, mgpu_bins, cccl_bins, BINS);
+  }
+};
+
+// Segmented sums of about n int32 values in [-64, 63] split by a segment profile (as the
+// load-balancing cases), by segments_by_heads, against CUB's by-key scan whose keys are the
+// segment ids (made by load_balance_search before timing). Bytes: mgpu's interface, the values
+// and the heads read, the sums written (CUB reads a key per value instead of the heads).
+template <bool inclusive>
+struct segmented_scan_case {
+  static void run(env& e, const std::string& name, segment_profile profile, std::int64_t n) {
+    std::int64_t num_segments = 0, total = 0;
+    device_array<int> heads = segment_heads(e, n, profile, num_segments, total);
+    device_array<int> values = summable_input<int>(e, total), keys(total), mgpu_out(total), cccl_out(total);
+    auto segs = mgpu::segments_by_heads(heads.data(), num_segments);
+    mgpu::load_balance_search(total, segs, keys.data(), e.ctx);
+    cub_call cccl([&](void* temp, std::size_t& bytes) {
+      if constexpr (inclusive)
+        return cub::DeviceScan::InclusiveSumByKey(temp, bytes, keys.data(), values.data(), cccl_out.data(),
+                                                  cub_count(total), ::cuda::std::equal_to<>(), e.stream());
+      else
+        return cub::DeviceScan::ExclusiveSumByKey(temp, bytes, keys.data(), values.data(), cccl_out.data(),
+                                                  cub_count(total), ::cuda::std::equal_to<>(), e.stream());
+    });
+    auto mgpu_run = [&] {
+      if constexpr (inclusive)
+        mgpu::segmented_inclusive_scan(values.data(), total, segs, mgpu_out.data(), mgpu::plus<int>(), e.ctx);
+      else
+        mgpu::segmented_exclusive_scan(values.data(), total, segs, mgpu_out.data(), 0, mgpu::plus<int>(), e.ctx);
+    };
+    case_id c{name, "int32", n};
+    e.compare(c, 2.0 * double(total) * sizeof(int) + double(num_segments) * sizeof(int), mgpu_run, cccl);
+    e.check(c, mgpu_out, cccl_out, total);
+  }
+};
+
+template <bool inclusive>
+primitive segmented_scan_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
+  return {name,
+          [name, profile](elem, env& e, std::int64_t n) { segmented_scan_case<inclusive>::run(e, name, profile, n); },
+          false, sizes};
+}
+
 template <bool expand>
 primitive lbs_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
   return {name, [name, profile](elem, env& e, std::int64_t n) { lbs_case<expand>::run(e, name, profile, n); }, false,
@@ -1141,6 +1256,7 @@ const std::vector<primitive>& primitives() {
   const size_plan streaming{{20, 22, 24, 26, 28}, {28}, 28};          // merge, bulk remove and insert
   const size_plan sorting{{22, 26}, {26}, 26};                        // sorts
   const size_plan profile{{26}, {26}, 26};                            // segmented sort profiles
+  const size_plan profile_28{{24, 28}, {28}, 28};                     // segmented scan profiles
   using sp = seg_profile;
   static const std::vector<primitive> list = {
       entry<reduce_case>(streaming_all),
@@ -1208,6 +1324,19 @@ const std::vector<primitive>& primitives() {
       spmv_entry("spmv_dense_row", matrix_kind::dense_row, profile),
       spmv_entry("spmv_rows_of_1", matrix_kind::rows_of_1, profile),
       spmv_entry("spmv_sparse_rows", matrix_kind::sparse_rows, profile),
+      entry<compact_case<false>>(streaming),
+      entry<compact_case<true>>(streaming),
+      entry<histogram_case<256>>(streaming),
+      entry<histogram_case<65536>>(streaming),
+      entry<histogram_case<1048576>>(profile_28),
+      segmented_scan_entry<true>("segscan_inclusive_fixed_1", {segment_profile::fixed, 1}, profile_28),
+      segmented_scan_entry<true>("segscan_inclusive_fixed_32", {segment_profile::fixed, 32}, profile_28),
+      segmented_scan_entry<true>("segscan_inclusive_fixed_1024", {segment_profile::fixed, 1024}, profile_28),
+      segmented_scan_entry<true>("segscan_inclusive_random_64", {segment_profile::random, 64}, profile_28),
+      segmented_scan_entry<false>("segscan_exclusive_fixed_1", {segment_profile::fixed, 1}, profile_28),
+      segmented_scan_entry<false>("segscan_exclusive_fixed_32", {segment_profile::fixed, 32}, profile_28),
+      segmented_scan_entry<false>("segscan_exclusive_fixed_1024", {segment_profile::fixed, 1024}, profile_28),
+      segmented_scan_entry<false>("segscan_exclusive_random_64", {segment_profile::random, 64}, profile_28),
   };
   return list;
 }

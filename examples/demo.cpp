@@ -6,6 +6,7 @@
 #include <mgpu/mgpu.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -36,6 +37,14 @@ void print_array(const std::vector<T>& values, const char* format) {
 template <typename T>
 void print_array(const mgpu::buffer<T>& values, const char* format) {
   print_array(values.to_host(), format);
+}
+
+// The first `count` values of a device array (waits for the stream).
+template <typename T>
+std::vector<T> first_values(const mgpu::buffer<T>& values, std::int64_t count) {
+  std::vector<T> host = values.to_host();
+  host.resize(std::size_t(count));
+  return host;
 }
 
 // One value of device memory (waits for the stream).
@@ -548,6 +557,144 @@ void demo_segmented_reduce(mgpu::context& ctx) {
   print_array(y2, "%6.1f");
 }
 
+// ---- the primer patterns: compaction, histogram, segmented scan, the map family ------------------
+
+// A particle as an array of structs stores it; the map section transposes them to a struct of arrays.
+struct particle {
+  float mass;
+  int id;
+};
+
+void demo_primer(mgpu::context& ctx) {
+  std::printf("\n\nCOMPACT DEMONSTRATION:\n\n");
+  // The seeds' example: keep the odd numbers, in order.
+  const std::vector<int> seed_input = {1, 5, 6, 7, 0, 1, 3, 4, 2, 2, 2, 9};
+  const int s = int(seed_input.size());
+  mgpu::buffer<int> small(seed_input, ctx), kept(s, ctx);
+  std::printf("Input array:\n");
+  print_array(small, "%4d");
+  auto odd = [] MGPU_HOST_DEVICE_LAMBDA(int x) { return x % 2 != 0; };
+  std::int64_t k = mgpu::compact(small.data(), s, kept.data(), odd, ctx);  // the count comes back to the host
+  std::printf("\ncompact (odd values): %lld kept\n", (long long)k);
+  print_array(first_values(kept, k), "%4d");
+
+  // 100 random values; keep those whose flag is set (every value at a position divisible by 3).
+  const int n = 100;
+  mgpu::buffer<int> data(random_ints(n, 100, 2016), ctx), selected(n, ctx);
+  mgpu::buffer<std::int64_t> count(1, ctx);  // the device form: the count stays on the device
+  std::vector<unsigned char> flags(n);
+  for (int i = 0; i < n; ++i) flags[std::size_t(i)] = i % 3 == 0;
+  mgpu::buffer<unsigned char> d_flags(flags, ctx);
+  std::printf("\nInput array:\n");
+  print_array(data, "%4d");
+  mgpu::compact_by_flags(data.data(), d_flags.data(), n, selected.data(), count.data(), ctx);
+  std::int64_t flagged = read_one(count);
+  std::printf("\ncompact_by_flags (flags at positions 0, 3, 6, ...): %lld kept\n", (long long)flagged);
+  print_array(first_values(selected, flagged), "%4d");
+
+  // transform_compact: no input array. The numbers below 1000 whose digits sum to 10, each written
+  // with its position by the write function.
+  mgpu::buffer<int> found(1000, ctx);
+  int* f = found.data();
+  auto digits_sum_to_10 = [] MGPU_LAMBDA(std::int64_t i) { return i / 100 + i / 10 % 10 + i % 10 == 10; };
+  auto write = [=] MGPU_LAMBDA(std::int64_t i, std::int64_t position) { f[position] = int(i); };
+  std::int64_t found_count = mgpu::transform_compact(digits_sum_to_10, write, 1000, ctx);
+  std::printf("\ntransform_compact (numbers below 1000 whose digits sum to 10): %lld\n", (long long)found_count);
+  print_array(first_values(found, found_count), "%4d");
+
+  std::printf("\n\nHISTOGRAM DEMONSTRATION:\n\n");
+  // The seeds' example: 5 buckets of width 10 over [0, 50).
+  const std::vector<int> scores = {15, 11, 2, 25, 4, 5, 6, 7, 10, 49, 1, 3, 4};
+  mgpu::buffer<int> d_scores(scores, ctx), buckets(5, ctx);
+  std::printf("Input array:\n");
+  print_array(d_scores, "%4d");
+  mgpu::histogram(d_scores.data(), std::int64_t(scores.size()), buckets.data(), 5, 0, 50, ctx);
+  std::printf("\nhistogram (5 bins over [0, 50)):\n");
+  print_array(buckets, "%4d");
+  // The 100 random values in [0, 100) above, in 5 bins over [0, 50): about half are outside.
+  mgpu::histogram(data.data(), n, buckets.data(), 5, 0, 50, ctx);
+  std::printf("\nhistogram of the 100 values above (5 bins over [0, 50); the rest are ignored):\n");
+  print_array(buckets, "%4d");
+  // Floating-point samples: 1000 values of sin(i) in 8 bins over [-1, 1).
+  mgpu::buffer<float> waves(1000, ctx);
+  mgpu::buffer<int> wave_bins(8, ctx);
+  float* w = waves.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { w[i] = sinf(float(i)); }, 1000, ctx);
+  mgpu::histogram(waves.data(), 1000, wave_bins.data(), 8, -1.0f, 1.0f, ctx);
+  std::printf("\nhistogram of sin(i), i < 1000 (8 bins over [-1, 1)):\n");
+  print_array(wave_bins, "%4d");
+
+  std::printf("\n\nSEGMENTED SCAN DEMONSTRATION:\n\n");
+  // Segments start at the heads; positions before the first head are a segment of their own.
+  const std::vector<int> heads = {3, 10, 10, 17, 30, 31, 45};
+  mgpu::buffer<int> d_heads(heads, ctx), ranks(50, ctx), sums(50, ctx);
+  std::printf("Segment heads:\n");
+  print_array(heads, "%4d");
+  auto segments = mgpu::segments_by_heads(d_heads.data(), std::int64_t(heads.size()));
+  mgpu::segmented_exclusive_scan(mgpu::make_constant_iterator(1), 50, segments, ranks.data(), 0, mgpu::plus<>(), ctx);
+  std::printf("\nsegmented_exclusive_scan of 50 ones (each position's rank in its segment):\n");
+  print_array(ranks, "%4d");
+  std::printf("\nInput array:\n");
+  print_array(first_values(data, 50), "%4d");
+  mgpu::segmented_inclusive_scan(data.data(), 50, segments, sums.data(), mgpu::plus<>(), ctx);
+  std::printf("\nsegmented_inclusive_scan (plus) of the first 50 values:\n");
+  print_array(sums, "%4d");
+  // The same segments as head flags: bit i % 32 of word i / 32 set where position i starts one.
+  std::vector<unsigned> head_flags(2, 0u);
+  for (int h : heads) head_flags[std::size_t(h / 32)] |= 1u << (h % 32);
+  mgpu::buffer<unsigned> d_head_flags(head_flags, ctx);
+  mgpu::segmented_inclusive_scan(data.data(), 50, mgpu::segments_by_flags(d_head_flags.data()), sums.data(),
+                                 mgpu::maximum<>(), ctx);
+  std::printf("\nsegmented_inclusive_scan (maximum), the segments given by flags:\n");
+  print_array(sums, "%4d");
+
+  std::printf("\n\nMAP, GATHER, SCATTER, STENCIL, TRANSPOSE DEMONSTRATION:\n\n");
+  // All four are mgpu::transform with a lambda: one call of f per index.
+  const int m = 20;
+  mgpu::buffer<int> values(random_ints(m, 100, 2017), ctx), indices(random_ints(m, m, 2018), ctx), out(m, ctx);
+  const int* v = values.data();
+  const int* idx = indices.data();
+  int* o = out.data();
+  std::printf("Input array:\n");
+  print_array(values, "%4d");
+  std::printf("\nIndices:\n");
+  print_array(indices, "%4d");
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { o[i] = v[idx[i]]; }, m, ctx);
+  std::printf("\ngather (out[i] = in[indices[i]]):\n");
+  print_array(out, "%4d");
+  // Scatter through a permutation (reversal): every output written once.
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { o[m - 1 - i] = v[i]; }, m, ctx);
+  std::printf("\nscatter (out[m - 1 - i] = in[i]):\n");
+  print_array(out, "%4d");
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        int left = v[i > 0 ? i - 1 : 0], right = v[i + 1 < m ? i + 1 : i];
+        o[i] = (left + 2 * v[i] + right) / 4;
+      },
+      m, ctx);
+  std::printf("\nstencil (out[i] = (in[i - 1] + 2 in[i] + in[i + 1]) / 4, edges repeated):\n");
+  print_array(out, "%4d");
+  // Transpose an array of structs into a struct of arrays.
+  std::vector<particle> host_particles;
+  for (int i = 0; i < 10; ++i) host_particles.push_back(particle{0.5f * float(i), 100 + i});
+  mgpu::buffer<particle> particles(host_particles, ctx);
+  mgpu::buffer<float> masses(10, ctx);
+  mgpu::buffer<int> ids(10, ctx);
+  const particle* p = particles.data();
+  float* mass = masses.data();
+  int* id = ids.data();
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t i) {
+        mass[i] = p[i].mass;
+        id[i] = p[i].id;
+      },
+      10, ctx);
+  std::printf("\ntranspose of 10 particles {mass, id} to arrays: masses\n");
+  print_array(masses, "%4.1f");
+  std::printf("ids\n");
+  print_array(ids, "%4d");
+}
+
 }  // namespace
 
 int main() {
@@ -567,6 +714,7 @@ int main() {
     demo_search(ctx);
     demo_sets(ctx);
     demo_segmented_reduce(ctx);
+    demo_primer(ctx);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mgpu demo failed: %s\n", e.what());

@@ -8,6 +8,7 @@
 // A new family adds its entries there.
 #include "references/bulk.hpp"
 #include "references/merge_sort.hpp"
+#include "references/primer.hpp"
 #include "references/reduce_scan.hpp"
 #include "references/search.hpp"
 #include "references/segmented_sort.hpp"
@@ -176,6 +177,18 @@ struct int_at {
   MGPU_HOST_DEVICE int operator()(std::int64_t i, std::int64_t, std::int64_t, int cached) const {
     return p[i] + cached;
   }
+};
+// The primer patterns' functions: keep values below 400; keep multiples of 3, writing each kept
+// index at its position.
+struct below_400 {
+  MGPU_HOST_DEVICE bool operator()(int x) const { return x < 400; }
+};
+struct multiple_of_3 {
+  MGPU_HOST_DEVICE bool operator()(std::int64_t i) const { return i % 3 == 0; }
+};
+struct write_index {
+  int* out;
+  MGPU_HOST_DEVICE void operator()(std::int64_t i, std::int64_t position) const { out[position] = int(i); }
 };
 
 template <typename T>
@@ -962,6 +975,120 @@ std::vector<failure_case> failure_cases() {
                      mgpu::spmv(plan, a.ptr<double>(3), a.ptr<double>(4), ctx);
                    },
                    spmv_check});
+  // ---- the primer patterns. Compaction: values below 400 of [0, 1000), or flagged; arrays:
+  // input, output, count (then flags) ----
+  auto compacted = [](A& a, const std::vector<bool>& keep) {
+    std::vector<int> in = a.initial<int>(0);
+    std::vector<int> expected = mgpu_ref::compact(in, [&](std::size_t i) { return keep[i]; });
+    std::int64_t k = std::int64_t(expected.size());
+    expected.resize(in.size(), poison<int>());
+    ::testing::AssertionResult r = same(expected, a.now<int>(1));
+    return r ? same({k}, a.now<std::int64_t>(2)) : r;
+  };
+  auto below_400_of = [compacted](A& a) {
+    std::vector<bool> keep;
+    for (int x : a.initial<int>(0)) keep.push_back(x < 400);
+    return compacted(a, keep);
+  };
+  auto compact_setup = [](A& a, rng_t& rng) {
+    a.add(random_keys<int>(sized(300007), 1000, rng));
+    a.add_output<int>(a.count<int>(0));
+    a.add_output<std::int64_t>(1);
+  };
+  cases.push_back({"compact_device_count", compact_setup,
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::compact(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.ptr<std::int64_t>(2), below_400(),
+                                   ctx);
+                   },
+                   below_400_of});
+  cases.push_back({"compact_host_count", compact_setup,
+                   [](A& a, mgpu::context& ctx) {
+                     std::int64_t k = mgpu::compact(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), below_400(), ctx);
+                     mgpu::platform::copy_to_device(a.ptr<std::int64_t>(2), &k, sizeof k, ctx.stream());
+                     ctx.synchronize();
+                   },
+                   below_400_of});
+  cases.push_back({"compact_by_flags",
+                   [compact_setup](A& a, rng_t& rng) {
+                     compact_setup(a, rng);
+                     a.add(random_keys<std::uint8_t>(a.count<int>(0), 2, rng));
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::compact_by_flags(a.ptr<int>(0), a.ptr<std::uint8_t>(3), a.count<int>(0), a.ptr<int>(1),
+                                            a.ptr<std::int64_t>(2), ctx);
+                   },
+                   [compacted](A& a) {
+                     std::vector<std::uint8_t> flags = a.initial<std::uint8_t>(3);
+                     return compacted(a, std::vector<bool>(flags.begin(), flags.end()));
+                   }});
+  cases.push_back({"transform_compact",
+                   [](A& a, rng_t&) {
+                     a.add(iota_of<int>(sized(300007)));  // (the indices, for the reference only)
+                     a.add_output<int>(a.count<int>(0));
+                     a.add_output<std::int64_t>(1);
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::transform_compact(multiple_of_3(), write_index{a.ptr<int>(1)}, a.count<int>(0),
+                                             a.ptr<std::int64_t>(2), ctx);
+                   },
+                   [compacted](A& a) {
+                     std::vector<bool> keep;
+                     for (int i : a.initial<int>(0)) keep.push_back(i % 3 == 0);
+                     return compacted(a, keep);
+                   }});
+  // Histograms allocate nothing: the 256-bin shared-memory path and the 65,536-bin 16-bit chunks.
+  for (std::int64_t bins : {std::int64_t(256), std::int64_t(65536)})
+    cases.push_back({"histogram_" + std::to_string(bins) + "_bins",
+                     [](A& a, rng_t& rng) {
+                       a.add(random_vector<int>(sized(2000000), rng, -1000, 70000));
+                       a.add_output<int>(65536);
+                     },
+                     [bins](A& a, mgpu::context& ctx) {
+                       mgpu::histogram(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), bins, 0, 65536, ctx);
+                     },
+                     [bins](A& a) {
+                       std::vector<int> expected = mgpu_ref::histogram<int, int>(a.initial<int>(0), bins, 0, 65536);
+                       expected.resize(65536, poison<int>());
+                       return same(expected, a.now<int>(1));
+                     }});
+  // Segmented scans: by heads (the partition and the look-back state; checked: the heads' check
+  // too) and by flags (the state only). Arrays: input, heads, output, flags.
+  auto segmented_setup = [](A& a, rng_t& rng) {
+    std::int64_t n = sized(300007);
+    a.add(small_integers<int>(n, rng));
+    std::vector<std::int64_t> heads;
+    for (int h : segment_heads(n, rng)) heads.push_back(h);
+    a.add(heads);
+    a.add_output<int>(n);
+    std::vector<unsigned> flags(std::size_t(n / 32 + 1), 0u);
+    for (std::int64_t h : heads)
+      if (h < n) flags[std::size_t(h / 32)] |= 1u << (h % 32);
+    flags[0] |= 1u;  // (flags cannot leave [0, heads[0]) out of every segment; it starts one anyway)
+    a.add(flags);
+  };
+  auto segmented_expected = [](A& a, bool exclusive) {
+    std::vector<int> in = a.initial<int>(0);
+    std::vector<bool> starts = mgpu_ref::head_flags(std::int64_t(in.size()), a.initial<std::int64_t>(1));
+    return exclusive ? mgpu_ref::segmented_exclusive_scan(in, starts, 7, plus<int>())
+                     : mgpu_ref::segmented_inclusive_scan(in, starts, plus<int>());
+  };
+  for (int checked = 0; checked < 2; ++checked)
+    cases.push_back(
+        {checked ? "segmented_exclusive_scan_by_heads_checked" : "segmented_exclusive_scan_by_heads", segmented_setup,
+         [checked](A& a, mgpu::context& ctx) {
+           ctx.set_checked(checked);
+           mgpu::segmented_exclusive_scan(a.ptr<int>(0), a.count<int>(0),
+                                          mgpu::segments_by_heads(a.ptr<std::int64_t>(1), a.count<std::int64_t>(1)),
+                                          a.ptr<int>(2), 7, plus<int>(), ctx);
+         },
+         [segmented_expected](A& a) { return same(segmented_expected(a, true), a.now<int>(2)); }});
+  cases.push_back({"segmented_inclusive_scan_by_flags", segmented_setup,
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::segmented_inclusive_scan(a.ptr<int>(0), a.count<int>(0),
+                                                    mgpu::segments_by_flags(a.ptr<unsigned>(3)), a.ptr<int>(2),
+                                                    plus<int>(), ctx);
+                   },
+                   [segmented_expected](A& a) { return same(segmented_expected(a, false), a.now<int>(2)); }});
   cases.push_back({"buffer_from_host", [](A& a, rng_t&) { a.add_output<int>(1000); },
                    [](A& a, mgpu::context& ctx) {
                      mgpu::buffer<int> b(iota_of<int>(1000), ctx);

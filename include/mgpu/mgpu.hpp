@@ -20,6 +20,7 @@
 #include "core/types.hpp"
 
 #include "cta/balanced_path.hpp"
+#include "cta/count_lookback.hpp"
 #include "cta/cta_reduce.hpp"
 #include "cta/cta_scan.hpp"
 #include "cta/cta_sort.hpp"
@@ -33,6 +34,8 @@
 
 #include "algorithms/bulk_insert.hpp"
 #include "algorithms/bulk_remove.hpp"
+#include "algorithms/compact.hpp"
+#include "algorithms/histogram.hpp"
 #include "algorithms/intervals.hpp"
 #include "algorithms/join.hpp"
 #include "algorithms/load_balance.hpp"
@@ -44,6 +47,7 @@
 #include "algorithms/reduce.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/segmented_reduce.hpp"
+#include "algorithms/segmented_scan.hpp"
 #include "algorithms/segmented_sort.hpp"
 #include "algorithms/sets.hpp"
 #include "algorithms/sorted_search.hpp"

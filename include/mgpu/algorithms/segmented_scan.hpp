@@ -1,0 +1,269 @@
+// mgpu/algorithms/segmented_scan.hpp
+//
+// segmented_exclusive_scan and segmented_inclusive_scan: a scan that starts again at every segment
+// head, in a single pass over the data, as the plain scan (algorithms/scan.hpp):
+//
+// 1. Each tile learns which of its positions are heads, as a bitfield in shared memory: copied
+//    from the caller's flag words (segments_by_flags), or marked from the heads that fall in the
+//    tile (segments_by_heads: a binary-search partition gives each tile its range of heads).
+// 2. Each thread folds its VT values in thread order into (the fold since its last head, whether
+//    it has a head), and the CTA scans those pairs with the segmented operator
+//        (a, a_head) . (b, b_head) = b_head ? (b, true) : (a op b, a_head),
+//    which is associative when op is, so non-commutative operators work.
+// 3. Decoupled look-back carries values between tiles. A tile with a head inside knows what it
+//    hands on (the fold from its last head to its end) without asking: it publishes that as its
+//    inclusive prefix at once, so the look-back of later tiles stops there; it still looks back
+//    for the values before its first head, unless its first position is a head. A tile without a
+//    head publishes its fold as an aggregate, as in the plain scan.
+// 4. Each thread runs the serial scan of its values from its carry, starting again at its heads.
+//
+// Positions before the first head (segments_by_heads with heads[0] > 0) are scanned as a segment
+// of their own, as segmented_sort sorts them: position 0 always starts a segment.
+#pragma once
+
+#include "../core/buffer.hpp"
+#include "../core/checks.hpp"
+#include "../core/cta_launch.hpp"
+#include "../core/operators.hpp"
+#include "../core/segments.hpp"
+#include "../cta/cta_scan.hpp"
+#include "../cta/loadstore.hpp"
+#include "../cta/lookback.hpp"
+#include "../platform/memory.hpp"
+#include "partition.hpp"
+#include "preconditions.hpp"
+#include "scan.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace mgpu {
+
+// The scan's tiles (128 threads, about 164 bytes of values each, an odd count of at most 63).
+template <typename T>
+using segmented_scan_params = scan_params<T>;
+
+namespace detail {
+
+// A fold of values since the last head, and whether a head was crossed.
+template <typename T>
+struct segment_fold {
+  T value;
+  bool head;
+};
+
+// The segmented operator of the file comment.
+template <typename T, typename Op>
+struct segmented_operator {
+  Op op;
+  MGPU_HOST_DEVICE segment_fold<T> operator()(const segment_fold<T>& a, const segment_fold<T>& b) const {
+    return b.head ? b : segment_fold<T>{T(op(a.value, b.value)), a.head};
+  }
+};
+
+// Bits [first, first + n) of a bitfield, n <= 64; the words up to two past the last one read must
+// exist.
+MGPU_HOST_DEVICE std::uint64_t bits_at(const unsigned* words, int first) {
+  int w = first / 32, offset = first % 32;
+  std::uint64_t v = (std::uint64_t(words[w]) | std::uint64_t(words[w + 1]) << 32) >> offset;
+  if (offset) v |= std::uint64_t(words[w + 2]) << (64 - offset);
+  return v;
+}
+
+// Each tile's heads as a bitfield in shared memory (bit j: position base + j starts a segment),
+// from the two descriptions. mark(tid, tile, base, valid, words) fills words[0, NV / 32 + 2) and
+// ends with a barrier.
+struct flag_heads {
+  const unsigned* flags;
+  std::int64_t count;
+  template <int NT, int NV>
+  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words) const {
+    for (int j = tid; j < NV / 32 + 2; j += NT) {
+      int bits = valid - 32 * j;  // positions of word j inside the array
+      unsigned w = bits > 0 ? flags[base / 32 + j] : 0u;
+      if (bits < 32) w &= bits > 0 ? (1u << bits) - 1 : 0u;
+      if (tile == 0 && j == 0) w |= 1u;
+      words[j] = w;
+    }
+    __syncthreads();
+  }
+};
+template <typename HeadIt>
+struct index_heads {
+  HeadIt heads;
+  const std::int64_t* tile_heads;  // heads [tile_heads[t], tile_heads[t + 1]) fall in tile t
+  template <int NT, int NV>
+  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words) const {
+    for (int j = tid; j < NV / 32 + 2; j += NT) words[j] = tile == 0 && j == 0 ? 1u : 0u;
+    __syncthreads();
+    // Each warp takes 32 consecutive heads at a time. Sorted heads that share a word sit in
+    // neighbouring lanes, so the warp first ORs each run of them together and the run's first
+    // lane sets them with one atomic: segments of one element would otherwise have 32 lanes
+    // serialize on one word. (The range check keeps unsorted heads, undefined in unchecked mode,
+    // inside the tile; they may then be missed, never written outside it.)
+    const int lane = tid % warp_size;
+    const std::int64_t end = tile_heads[tile + 1];
+    for (std::int64_t h0 = tile_heads[tile] + (tid - lane); h0 < end; h0 += NT) {
+      std::int64_t p = h0 + lane < end ? std::int64_t(heads[h0 + lane]) - base : -1;
+      bool inside = 0 <= p && p < valid;
+      int word = inside ? int(p / 32) : -1 - lane;  // lanes outside match no other lane
+      unsigned bits = inside ? 1u << (p % 32) : 0u;
+      MGPU_UNROLL
+      for (int offset = 1; offset < warp_size; offset *= 2) {
+        unsigned other_bits = __shfl_down_sync(full_warp_mask, bits, unsigned(offset));
+        int other_word = __shfl_down_sync(full_warp_mask, word, unsigned(offset));
+        if (lane + offset < warp_size && other_word == word) bits |= other_bits;
+      }
+      int previous_word = __shfl_up_sync(full_warp_mask, word, 1u);
+      if (inside && (lane == 0 || previous_word != word)) atomicOr(words + word, bits);
+    }
+    __syncthreads();
+  }
+};
+
+template <scan_kind kind, typename params, typename It, typename Heads, typename Out, typename T, typename Op>
+void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads heads, Out output, T init, Op op,
+                          context& ctx) {
+  using P = params_or<params, segmented_scan_params<T>>;
+  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  static_assert(VT <= 63, "mgpu: a segmented scan keeps a bit per value of a thread in 64 bits: at most 63 values");
+  static_assert(NV % 32 == 0, "mgpu: a segmented scan's tile must be a whole number of 32-position flag words");
+  using fold_t = segment_fold<T>;
+  using cta_scan_t = cta_scan<NT, fold_t>;
+  struct storage_t {
+    T values[NV];
+    unsigned heads[NV / 32 + 2];
+    typename cta_scan_t::storage_t scan;
+  };
+
+  const int tiles = num_tiles<P>(count, fn);
+  buffer<unsigned char> state_memory(std::int64_t(lookback_state<T>::storage_bytes(tiles)), ctx);
+  platform::memset_device(state_memory.data(), 0, lookback_state<T>::storage_bytes(tiles), ctx.stream());
+  const lookback_state<T> state(state_memory.data(), tiles);
+  const segmented_operator<T, Op> fold_op{op};
+
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+    __shared__ shared_storage<storage_t> shared;
+    storage_t& s = shared.get();
+    const std::int64_t base = std::int64_t(tile) * NV;
+    const int valid = int(count - base < NV ? count - base : NV);
+    heads.template mark<NT, NV>(tid, tile, base, valid, s.heads);
+    array_t<T, VT> x = mem_to_reg_thread<NT, VT, T>(input + base, tid, valid, s.values);
+    const std::uint64_t head = bits_at(s.heads, VT * tid);
+
+    // This thread's fold: from its last head (or its first value) to its last value.
+    const int mine = VT * tid < valid ? (valid - VT * tid < VT ? valid - VT * tid : VT) : 0;
+    fold_t fold{x[0], (head & 1u) != 0};
+    MGPU_UNROLL
+    for (int i = 1; i < VT; ++i)
+      if (i < mine) fold = fold_op(fold, fold_t{x[i], ((head >> i) & 1u) != 0});
+
+    // Warp 0, with the tile's fold: publish, and return what precedes the tile (see the file
+    // comment). Lane 0 is thread 0, whose first bit says whether the tile starts with a head.
+    auto tile_prefix = [&](const fold_t& reduction) -> maybe<fold_t> {
+      const maybe<fold_t> none{fold_t{T{}, false}, false};
+      const bool starts_with_head = shfl(int(head & 1u), 0) != 0;
+      if (tile == 0) {
+        if (lane_id() == 0) state.publish(0, lookback_state<T>::status_prefix, reduction.value);
+        return none;
+      }
+      if (reduction.head) {
+        if (lane_id() == 0) state.publish(tile, lookback_state<T>::status_prefix, reduction.value);
+        if (starts_with_head) return none;
+        return maybe<fold_t>{fold_t{state.exclusive_prefix(tile, op), false}, true};
+      }
+      if (lane_id() == 0) state.publish(tile, lookback_state<T>::status_aggregate, reduction.value);
+      T prefix = state.exclusive_prefix(tile, op);
+      if (lane_id() == 0) state.publish(tile, lookback_state<T>::status_prefix, T(op(prefix, reduction.value)));
+      return maybe<fold_t>{fold_t{prefix, false}, true};
+    };
+    const maybe<fold_t> before =
+        cta_scan_t::template scan<scan_kind::exclusive>(tid, fold, s.scan, fold_op, tile_prefix, div_up(valid, VT))
+            .prefix;
+
+    // The serial scan from the carry, starting again at each head. Absent carries occur only
+    // where the thread's first value is a head.
+    array_t<T, VT> y;
+    const T first = init;  // (captured outside `if constexpr`, as nvcc requires)
+    if constexpr (kind == scan_kind::exclusive) {
+      T carry = before.valid ? T(op(first, before.value.value)) : first;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        if ((head >> i) & 1u) carry = first;
+        y[i] = carry;
+        carry = op(carry, x[i]);
+      }
+    } else {
+      T carry = before.value.value;
+      bool restart = !before.valid;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        carry = restart || ((head >> i) & 1u) ? x[i] : T(op(carry, x[i]));
+        restart = false;
+        y[i] = carry;
+      }
+    }
+    reg_to_mem_thread<NT, VT>(y, output + base, tid, valid, s.values);
+  };
+  cta_launch<P>(kernel, tiles, ctx);
+}
+
+// The checks and the heads' partition, then the scan. `init` is unused by inclusive scans.
+template <scan_kind kind, typename params, typename It, typename Segments, typename Out, typename T, typename Op>
+void segmented_scan_impl(const char* fn, It input, std::int64_t count, Segments segments, Out output, T init, Op op,
+                         context& ctx) {
+  MGPU_REQUIRE_SEGMENTS(Segments);
+  check_count(fn, "count", count);
+  check_pointer(fn, "input", input, count);
+  check_pointer(fn, "output", output, count);
+  check_in_place_or_disjoint(fn, "output", input, count, output, count);
+  using P = params_or<params, segmented_scan_params<T>>;
+  if constexpr (is_segment_heads_v<Segments>) {
+    check_count(fn, "num_heads", segments.num_heads);
+    check_pointer(fn, "heads", segments.heads, segments.num_heads);
+    if (ctx.checked())
+      check_sorted_indices(fn, "heads", segments.heads, segments.num_heads, 0, count, "[0, count]", false, ctx);
+    if (count == 0) return;
+    buffer<std::int64_t> tile_heads = binary_search_partitions<bounds::lower>(
+        indices_as_int64(segments.heads), segments.num_heads, count, P::nv, less<>(), ctx);
+    segmented_scan_tiles<kind, P>(fn, input, count,
+                                  index_heads<decltype(segments.heads)>{segments.heads, tile_heads.data()}, output,
+                                  init, op, ctx);
+  } else if constexpr (is_segment_description_v<Segments>) {
+    check_pointer(fn, "flags", segments.flags, div_up(count, std::int64_t(32)));
+    if (count == 0) return;
+    segmented_scan_tiles<kind, P>(fn, input, count, flag_heads{segments.flags, count}, output, init, op, ctx);
+  }
+}
+
+}  // namespace detail
+
+// output[i] = init op input[s] op ... op input[i - 1], where s is the first position of the segment
+// that holds i (output[s] = init), computed in T. `segments` is segments_by_heads(heads,
+// num_heads) or segments_by_flags(flags) (docs/conventions.md); positions before heads[0] are
+// scanned as a segment of their own (position 0 always starts a segment).
+//
+// `op` must be associative; it need not be commutative (values are combined in order). Single
+// pass (decoupled look-back). output may equal input (in place) but must not otherwise overlap it.
+// Stream-ordered; the host does not wait (except for checked mode's check of the heads).
+//
+// Throws std::invalid_argument for a negative count or num_heads, null pointers, or partial
+// overlap; in checked mode, mgpu::precondition_error if the heads are not sorted or not in
+// [0, count].
+template <typename params = void, typename It, typename Segments, typename Out, typename T, typename Op>
+void segmented_exclusive_scan(It input, std::int64_t count, Segments segments, Out output, T init, Op op,
+                              context& ctx) {
+  detail::segmented_scan_impl<scan_kind::exclusive, params>("mgpu::segmented_exclusive_scan", input, count, segments,
+                                                            output, init, op, ctx);
+}
+
+// output[i] = input[s] op ... op input[i], where s is the first position of the segment that holds
+// i, computed in the input's value type. Requirements and errors as for segmented_exclusive_scan.
+template <typename params = void, typename It, typename Segments, typename Out, typename Op>
+void segmented_inclusive_scan(It input, std::int64_t count, Segments segments, Out output, Op op, context& ctx) {
+  using T = iterator_value_t<It>;
+  detail::segmented_scan_impl<scan_kind::inclusive, params>("mgpu::segmented_inclusive_scan", input, count, segments,
+                                                            output, T{}, op, ctx);
+}
+
+}  // namespace mgpu
