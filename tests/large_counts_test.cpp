@@ -396,82 +396,84 @@ MGPU_TEST(LargeCounts, ReduceByKeyAndSpmv2To31) {
           runs, [=] MGPU_LAMBDA(std::int64_t r) { return yp[r] == 2.0 * double(r < runs - 1 ? 1000 : n - 1000 * r); },
           ctx),
       0ull);
-  namespace {
+}
 
-  // The primer patterns over more than 2^31 items, checked against closed forms as they are written.
-  struct divisible_by_3 {
-    MGPU_HOST_DEVICE bool operator()(std::int64_t i) const { return i % 3 == 0; }
-  };
-  struct three_times {
-    MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t position) const { return 3 * position; }
-  };
-  struct remainder_of_5_is_1 {
-    MGPU_DEVICE bool operator()(std::int64_t i) const { return i % 5 == 1; }
-  };
-  struct check_fifth {  // kept index i = 5p + 1 goes to position p
-    unsigned long long* failures;
-    MGPU_DEVICE void operator()(std::int64_t i, std::int64_t position) const {
-      if (position != i / 5) atomicAdd(failures, 1ull);
-    }
-  };
-  struct rank_in_1000 {  // position i of segments of 1000: its rank, plus `add`
-    std::int64_t add;
-    MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const { return i % 1000 + add; }
-  };
+namespace {
 
-  }  // namespace
-
-  // compact and transform_compact of more than 2^31 indices: the multiples of 3 of a counting
-  // sequence, written through a checking output; every index 5p + 1, checked where it is written.
-  MGPU_TEST(LargeCounts, Compact2To31) {
-    if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
-    mgpu::context ctx;
-    const std::int64_t n = over_2_to_31;
-    mgpu::buffer<unsigned long long> failures(std::vector<unsigned long long>{0, 0}, ctx);
-    mgpu::buffer<std::int64_t> kept(2, ctx);
-    mgpu::compact(mgpu::make_counting_iterator<std::int64_t>(0), n, checking(three_times(), failures.data()),
-                  kept.data(), divisible_by_3(), ctx);
-    mgpu::transform_compact(remainder_of_5_is_1(), check_fifth{failures.data() + 1}, n, kept.data() + 1, ctx);
-    std::vector<unsigned long long> failed = failures.to_host();
-    EXPECT_EQ(failed[0], 0ull) << "compact";
-    EXPECT_EQ(failed[1], 0ull) << "transform_compact";
-    std::vector<std::int64_t> counts = kept.to_host();
-    EXPECT_EQ(counts[0], (n + 2) / 3);
-    EXPECT_EQ(counts[1], (n + 3) / 5);
+// The primer patterns over more than 2^31 items, checked against closed forms as they are written.
+struct divisible_by_3 {
+  MGPU_HOST_DEVICE bool operator()(std::int64_t i) const { return i % 3 == 0; }
+};
+struct three_times {
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t position) const { return 3 * position; }
+};
+struct remainder_of_5_is_1 {
+  MGPU_DEVICE bool operator()(std::int64_t i) const { return i % 5 == 1; }
+};
+struct check_fifth {  // kept index i = 5p + 1 goes to position p
+  unsigned long long* failures;
+  MGPU_DEVICE void operator()(std::int64_t i, std::int64_t position) const {
+    if (position != i / 5) atomicAdd(failures, 1ull);
   }
+};
+struct rank_in_1000 {  // position i of segments of 1000: its rank, plus `add`
+  std::int64_t add;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const { return i % 1000 + add; }
+};
 
-  // A histogram of the numbers [0, n), n > 2^31, in 1,000 bins (32-bit shared counters) and 65,536
-  // (16-bit chunks) over [0, n): bin b holds the i with floor(i * bins / n) = b, that is
-  // [ceil(b * n / bins), ceil((b + 1) * n / bins)).
-  MGPU_TEST(LargeCounts, Histogram2To31) {
-    if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
-    mgpu::context ctx;
-    const std::int64_t n = over_2_to_31;
-    for (std::int64_t num_bins : {std::int64_t(1000), std::int64_t(65536)}) {
-      mgpu::buffer<std::int64_t> bins(num_bins, ctx);
-      mgpu::histogram(mgpu::make_counting_iterator<std::int64_t>(0), n, bins.data(), num_bins, std::int64_t(0), n, ctx);
-      std::vector<std::int64_t> expected;
-      auto first_of = [&](std::int64_t b) { return (b * n + num_bins - 1) / num_bins; };
-      for (std::int64_t b = 0; b < num_bins; ++b) expected.push_back(first_of(b + 1) - first_of(b));
-      EXPECT_TRUE(mgpu_test::same(expected, bins.to_host())) << num_bins << " bins";
-    }
-  }
+}  // namespace
 
-  // Segmented scans of more than 2^31 ones in segments of 1000: each position's rank (exclusive) or
-  // rank + 1 (inclusive), checked as written.
-  MGPU_TEST(LargeCounts, SegmentedScan2To31) {
-    if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
-    mgpu::context ctx;
-    const std::int64_t n = over_2_to_31;
-    mgpu::buffer<unsigned long long> failures(std::vector<unsigned long long>{0, 0}, ctx);
-    auto segments = mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(0, 1000), (n - 1) / 1000 + 1);
-    mgpu::segmented_exclusive_scan(mgpu::make_constant_iterator(1), n, segments,
-                                   checking(rank_in_1000{0}, failures.data()), 0, mgpu::plus<>(), ctx);
-    mgpu::segmented_inclusive_scan(mgpu::make_constant_iterator(1), n, segments,
-                                   checking(rank_in_1000{1}, failures.data() + 1), mgpu::plus<>(), ctx);
-    std::vector<unsigned long long> failed = failures.to_host();
-    EXPECT_EQ(failed[0], 0ull) << "exclusive";
-    EXPECT_EQ(failed[1], 0ull) << "inclusive";
+// compact and transform_compact of more than 2^31 indices: the multiples of 3 of a counting
+// sequence, written through a checking output; every index 5p + 1, checked where it is written.
+MGPU_TEST(LargeCounts, Compact2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t n = over_2_to_31;
+  mgpu::buffer<unsigned long long> failures(std::vector<unsigned long long>{0, 0}, ctx);
+  mgpu::buffer<std::int64_t> kept(2, ctx);
+  mgpu::compact(mgpu::make_counting_iterator<std::int64_t>(0), n, checking(three_times(), failures.data()), kept.data(),
+                divisible_by_3(), ctx);
+  mgpu::transform_compact(remainder_of_5_is_1(), check_fifth{failures.data() + 1}, n, kept.data() + 1, ctx);
+  std::vector<unsigned long long> failed = failures.to_host();
+  EXPECT_EQ(failed[0], 0ull) << "compact";
+  EXPECT_EQ(failed[1], 0ull) << "transform_compact";
+  std::vector<std::int64_t> counts = kept.to_host();
+  EXPECT_EQ(counts[0], (n + 2) / 3);
+  EXPECT_EQ(counts[1], (n + 3) / 5);
+}
+
+// A histogram of the numbers [0, n), n > 2^31, in 1,000 bins (32-bit shared counters) and 65,536
+// (16-bit chunks) over [0, n): bin b holds the i with floor(i * bins / n) = b, that is
+// [ceil(b * n / bins), ceil((b + 1) * n / bins)).
+MGPU_TEST(LargeCounts, Histogram2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t n = over_2_to_31;
+  for (std::int64_t num_bins : {std::int64_t(1000), std::int64_t(65536)}) {
+    mgpu::buffer<std::int64_t> bins(num_bins, ctx);
+    mgpu::histogram(mgpu::make_counting_iterator<std::int64_t>(0), n, bins.data(), num_bins, std::int64_t(0), n, ctx);
+    std::vector<std::int64_t> expected;
+    auto first_of = [&](std::int64_t b) { return (b * n + num_bins - 1) / num_bins; };
+    for (std::int64_t b = 0; b < num_bins; ++b) expected.push_back(first_of(b + 1) - first_of(b));
+    EXPECT_TRUE(mgpu_test::same(expected, bins.to_host())) << num_bins << " bins";
   }
+}
+
+// Segmented scans of more than 2^31 ones in segments of 1000: each position's rank (exclusive) or
+// rank + 1 (inclusive), checked as written.
+MGPU_TEST(LargeCounts, SegmentedScan2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t n = over_2_to_31;
+  mgpu::buffer<unsigned long long> failures(std::vector<unsigned long long>{0, 0}, ctx);
+  auto segments = mgpu::segments_by_heads(mgpu::make_step_iterator<std::int64_t>(0, 1000), (n - 1) / 1000 + 1);
+  mgpu::segmented_exclusive_scan(mgpu::make_constant_iterator(1), n, segments,
+                                 checking(rank_in_1000{0}, failures.data()), 0, mgpu::plus<>(), ctx);
+  mgpu::segmented_inclusive_scan(mgpu::make_constant_iterator(1), n, segments,
+                                 checking(rank_in_1000{1}, failures.data() + 1), mgpu::plus<>(), ctx);
+  std::vector<unsigned long long> failed = failures.to_host();
+  EXPECT_EQ(failed[0], 0ull) << "exclusive";
+  EXPECT_EQ(failed[1], 0ull) << "inclusive";
+}
 
 #endif  // MGPU_BACKEND_CUDA

@@ -21,9 +21,25 @@ template <int NT, typename F, typename... Args>
 __global__ void __launch_bounds__(NT) cta_kernel(F f, Args... args) {
   f(int(threadIdx.x), int(blockIdx.x), args...);
 }
+  // The threads one SM holds on the architecture the device pass compiles for: a tuning table's
+  // MIN_CTAS is clamped to it, so that a build for another architecture than the one tuned for gets
+  // the most that fits rather than ptxas's "threads per SM out of range" (an error under -Werror).
+  #if !defined(__CUDA_ARCH__)
+constexpr int max_threads_per_sm = 2048;  // (the host pass: launch bounds do not matter there)
+  #elif __CUDA_ARCH__ == 750
+constexpr int max_threads_per_sm = 1024;
+  #elif __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200
+constexpr int max_threads_per_sm = 1536;
+  #else
+constexpr int max_threads_per_sm = 2048;
+  #endif
+constexpr int fitting_ctas(int nt, int min_ctas) {
+  return min_ctas * nt <= max_threads_per_sm ? min_ctas : max_threads_per_sm / nt;
+}
+
 // MIN_CTAS > 0 asks the compiler to fit that many CTAs per SM (it caps registers to do so).
 template <int NT, int MIN_CTAS, typename F, typename... Args>
-__global__ void __launch_bounds__(NT, MIN_CTAS) cta_kernel_min(F f, Args... args) {
+__global__ void __launch_bounds__(NT, fitting_ctas(NT, MIN_CTAS)) cta_kernel_min(F f, Args... args) {
   f(int(threadIdx.x), int(blockIdx.x), args...);
 }
 
