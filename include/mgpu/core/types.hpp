@@ -73,10 +73,22 @@ namespace mgpu {
 
 // Raw, suitably aligned bytes for a T in shared memory: __shared__ variables cannot run
 // constructors, so CTA storage (often a union of per-phase layouts) is declared through this.
+#if defined(MGPU_BACKEND_CUDA)
 template <typename T>
 struct alignas(alignof(T)) shared_storage {
   unsigned char bytes[sizeof(T)];
   MGPU_DEVICE T& get() { return *reinterpret_cast<T*>(bytes); }
 };
+#else
+// On the simulator `__shared__` variables are thread-local statics; this one holds only a pointer
+// into the running CTA's shared-memory arena, so that a program's threads do not each carry every
+// kernel's storage.
+template <typename T>
+struct shared_storage {
+  void* pointer;
+  unsigned long long cta;
+  MGPU_DEVICE T& get() { return *static_cast<T*>(sim::cta_static_shared(sizeof(T), alignof(T), pointer, cta)); }
+};
+#endif
 
 }  // namespace mgpu

@@ -6,7 +6,8 @@
 // at a barrier or a warp collective; the last thread to arrive releases the others and carries on.
 //
 // Consequences that device code relies on:
-//  - `__shared__` is `static thread_local` (see runtime.hpp): one copy per OS thread, so per CTA.
+//  - `__shared__` is `static thread_local` (see runtime.hpp): one copy per OS thread, so per CTA;
+//    shared_storage variables hold only a pointer into the runner's per-CTA arena.
 //  - A CTA may spin-wait on lower-numbered CTAs (decoupled look-back): every lower CTA has been
 //    taken by some OS thread and either finished or is running.
 //  - An exception (or __trap) in any thread aborts the launch: the CTA's other fibers are unwound,
@@ -146,6 +147,11 @@ class cta_runner {
   const dim3& grid_dim() const { return grid_dim_; }
   const uint3& block_idx() const { return block_idx_; }
   void* dynamic_shared() { return dynamic_shared_.data(); }
+  // The CTA's static shared memory (shared_storage): `bytes` at `align` from the CTA's arena,
+  // handed out once per CTA and variable (see static_shared below).
+  void* static_shared(std::size_t bytes, std::size_t align);
+  // Which CTA this runner runs: a new number for every CTA (never 0).
+  unsigned long long cta_serial() const { return cta_serial_; }
   int sync_threads(int predicate, int reduction);
   std::uint64_t warp_collective(warp_op op, std::uint32_t mask, std::uint64_t value, std::uint32_t operand,
                                 shfl_mode mode, std::uint32_t clamp);
@@ -171,6 +177,9 @@ class cta_runner {
   std::vector<fiber> fibers_;
   std::vector<warp_exchange> warps_;
   std::vector<std::max_align_t> dynamic_shared_;
+  std::vector<std::max_align_t> static_shared_;  // the arena, never resized once handed out
+  std::size_t static_used_ = 0;
+  unsigned long long cta_serial_ = 0;
   launch_job* job_ = nullptr;
   int current_ = -1;
   int nt_ = 0, live_ = 0, waiting_ = 0;
@@ -467,6 +476,20 @@ inline void cta_runner::cancel_all() {
   }
 }
 
+// Static shared memory lives in one arena per runner (per worker thread), reset for every CTA:
+// the size of an SM's shared memory on Hopper. (As `static thread_local` variables, CTA storage
+// made every thread of a program carry the sum of all its kernels' storage as static TLS: 16 MiB
+// in the test binary, more than a thread's stack under AddressSanitizer.)
+inline void* cta_runner::static_shared(std::size_t bytes, std::size_t align) {
+  constexpr std::size_t arena_bytes = 228 * 1024;
+  if (static_shared_.empty()) static_shared_.resize(arena_bytes / sizeof(std::max_align_t));
+  std::size_t start = (static_used_ + align - 1) / align * align;
+  if (start + bytes > arena_bytes)
+    throw kernel_error("mgpu simulator: a CTA's shared memory exceeds " + std::to_string(arena_bytes) + " bytes");
+  static_used_ = start + bytes;
+  return reinterpret_cast<unsigned char*>(static_shared_.data()) + start;
+}
+
 inline void cta_runner::run(launch_job& job, int block) {
   job_ = &job;
   nt_ = job.block;
@@ -475,6 +498,8 @@ inline void cta_runner::run(launch_job& job, int block) {
   block_idx_ = uint3{unsigned(block), 0, 0};
   std::size_t smem_words = (job.dynamic_shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
   if (dynamic_shared_.size() < smem_words) dynamic_shared_.resize(smem_words);
+  ++cta_serial_;
+  static_used_ = 0;
   while (stacks_.size() < std::size_t(nt_)) stacks_.push_back(std::make_unique<fiber_stack>(stack_size_));
   fibers_.assign(std::size_t(nt_), fiber{});
   int num_warps = (nt_ + 31) / 32;
@@ -616,6 +641,18 @@ inline detail::cta_runner& runner() {
 }
 
 inline void* dynamic_shared_memory() { return runner().dynamic_shared(); }
+
+// The storage of one shared_storage variable in the running CTA: `pointer` and `cta` belong to
+// the (thread-local) variable; the first of the CTA's threads to ask takes the bytes from the
+// CTA's arena, and every other thread of the CTA (fibers of the same OS thread) gets the same.
+inline void* cta_static_shared(std::size_t bytes, std::size_t align, void*& pointer, unsigned long long& cta) {
+  detail::cta_runner& r = runner();
+  if (cta != r.cta_serial()) {
+    pointer = r.static_shared(bytes, align);
+    cta = r.cta_serial();
+  }
+  return pointer;
+}
 
 }  // namespace sim
 }  // namespace mgpu
