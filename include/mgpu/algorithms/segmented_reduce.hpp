@@ -68,9 +68,21 @@ namespace detail {
 
 // What a stretch of items leaves for the items after it: how many segments (or runs) it closed,
 // and the value of the one still open at its end. (An empty stretch is never combined.)
+// A 64-bit count aligned to 4 bytes: it keeps run_carry<T> of a 4-byte T at 12 bytes, which the
+// look-back publishes together with its status in one 16-byte word (lookback_state).
+class run_count {
+ public:
+  run_count() = default;
+  MGPU_HOST_DEVICE run_count(std::int64_t n) : low_(std::uint32_t(n)), high_(std::uint32_t(std::uint64_t(n) >> 32)) {}
+  MGPU_HOST_DEVICE operator std::int64_t() const { return std::int64_t((std::uint64_t(high_) << 32) | low_); }
+
+ private:
+  std::uint32_t low_, high_;
+};
+
 template <typename T>
 struct run_carry {
-  std::int64_t closed;
+  run_count closed;
   T value;
 };
 
@@ -81,7 +93,8 @@ struct carry_op {
   Op op;
   template <typename T>
   MGPU_HOST_DEVICE run_carry<T> operator()(const run_carry<T>& a, const run_carry<T>& b) const {
-    return run_carry<T>{a.closed + b.closed, b.closed ? b.value : T(op(a.value, b.value))};
+    const std::int64_t b_closed = b.closed;
+    return run_carry<T>{std::int64_t(a.closed) + b_closed, b_closed ? b.value : T(op(a.value, b.value))};
   }
 };
 
@@ -452,7 +465,7 @@ void reduce_runs(const char* fn, Starts starts, ValuesIt values, std::int64_t co
     tile_lookback<T, Op> lookback{state, combine, tile};
     auto prefix_and_runs_before = [&](const run_carry<T>& aggregate) {
       maybe<run_carry<T>> prefix = lookback(aggregate);
-      if (lane_id() == 0) s.runs_before = prefix.valid ? prefix.value.closed : 0;
+      if (lane_id() == 0) s.runs_before = prefix.valid ? std::int64_t(prefix.value.closed) : 0;
       return prefix;
     };
     maybe<run_carry<T>> carry = cta_scan<NT, run_carry<T>>::template scan<scan_kind::exclusive>(
@@ -463,7 +476,7 @@ void reduce_runs(const char* fn, Starts starts, ValuesIt values, std::int64_t co
     // Stage what each start closes (the run before it) and opens (its key), at the start's index
     // among the tile's starts. The first start a thread meets closes the run carried into it.
     if (mine > 0) {
-      int local = int((carry.valid ? carry.value.closed : 0) - runs_before);
+      int local = int((carry.valid ? std::int64_t(carry.value.closed) : 0) - runs_before);
       maybe<T> run{x[0], false};
       bool leading = true;
       MGPU_UNROLL
@@ -486,8 +499,8 @@ void reduce_runs(const char* fn, Starts starts, ValuesIt values, std::int64_t co
       // The last tile stores the last run and the number of runs.
       if (tile == tiles - 1 && first + mine == valid) {
         run_carry<T> all = carry.valid ? combine(carry.value, tail) : tail;
-        values_out[all.closed - 1] = all.value;
-        if constexpr (!std::is_same<CountOut, discard_iterator>::value) count_dst[0] = all.closed;
+        values_out[std::int64_t(all.closed) - 1] = all.value;
+        if constexpr (!std::is_same<CountOut, discard_iterator>::value) count_dst[0] = std::int64_t(all.closed);
       }
     }
     __syncthreads();

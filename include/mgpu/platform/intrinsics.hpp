@@ -79,6 +79,42 @@ MGPU_DEVICE void store_relaxed(T* address, T value) {
 #endif
 }
 
+// A 16-byte word that other CTAs read and write concurrently, as one access: a status and the
+// value it announces travel together (CUDA backend only; see lookback_state).
+struct alignas(16) word128 {
+  unsigned w[4];
+};
+
+#if defined(MGPU_BACKEND_CUDA)
+// One relaxed 16-byte store (st.relaxed.gpu.v4). The PTX memory model does not promise that a
+// vector access is single-copy atomic; aligned 16-byte accesses are on every architecture this
+// library targets, and CUB's look-back relies on the same (its 8-byte values travel with their
+// status in 16 bytes).
+MGPU_DEVICE void store_relaxed(word128* address, const word128& value) {
+#if defined(MGPU_DEVICE_PASS)
+  asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(address), "r"(value.w[0]),
+               "r"(value.w[1]), "r"(value.w[2]), "r"(value.w[3])
+               : "memory");
+#else
+  (void)address, (void)value;  // host pass: never called
+#endif
+}
+
+// One relaxed 16-byte load (ld.relaxed.gpu.v4): see store_relaxed(word128*, ...).
+MGPU_DEVICE word128 load_relaxed(const word128* address) {
+  word128 value{};
+#if defined(MGPU_DEVICE_PASS)
+  asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(value.w[0]), "=r"(value.w[1]), "=r"(value.w[2]), "=r"(value.w[3])
+               : "l"(address)
+               : "memory");
+#else
+  (void)address;  // host pass: never called
+#endif
+  return value;
+}
+#endif
+
 // A store that publishes: every write of this thread before it is visible to a thread that
 // reads this value with load_acquire (st.release.gpu).
 MGPU_DEVICE void store_release(unsigned* address, unsigned value) {
