@@ -101,21 +101,32 @@ struct index_heads {
     // lane sets them with one atomic: segments of one element would otherwise have 32 lanes
     // serialize on one word. (The range check keeps unsorted heads, undefined in unchecked mode,
     // inside the tile; they may then be missed, never written outside it.)
+    // A thread loads `batch` heads before it marks any: with one load at a time, a tile dense
+    // in heads (segments of 1) waited out a memory latency per 128 of them.
+    constexpr int batch = 8;
     const int lane = tid % warp_size;
     const std::int64_t end = tile_heads[tile + 1];
-    for (std::int64_t h0 = tile_heads[tile] + (tid - lane); h0 < end; h0 += NT) {
-      std::int64_t p = h0 + lane < end ? std::int64_t(heads[h0 + lane]) - base : -1;
-      bool inside = 0 <= p && p < valid;
-      int word = inside ? int(p / 32) : -1 - lane;  // lanes outside match no other lane
-      unsigned bits = inside ? 1u << (p % 32) : 0u;
+    for (std::int64_t h0 = tile_heads[tile] + (tid - lane); h0 < end; h0 += NT * batch) {
+      std::int64_t p[batch];
       MGPU_UNROLL
-      for (int offset = 1; offset < warp_size; offset *= 2) {
-        unsigned other_bits = __shfl_down_sync(full_warp_mask, bits, unsigned(offset));
-        int other_word = __shfl_down_sync(full_warp_mask, word, unsigned(offset));
-        if (lane + offset < warp_size && other_word == word) bits |= other_bits;
+      for (int k = 0; k < batch; ++k) {
+        const std::int64_t h = h0 + NT * k + lane;
+        p[k] = h < end ? std::int64_t(heads[h]) - base : -1;
       }
-      int previous_word = __shfl_up_sync(full_warp_mask, word, 1u);
-      if (inside && (lane == 0 || previous_word != word)) atomicOr(words + word, bits);
+      MGPU_UNROLL
+      for (int k = 0; k < batch; ++k) {
+        bool inside = 0 <= p[k] && p[k] < valid;
+        int word = inside ? int(p[k] / 32) : -1 - lane;  // lanes outside match no other lane
+        unsigned bits = inside ? 1u << (p[k] % 32) : 0u;
+        MGPU_UNROLL
+        for (int offset = 1; offset < warp_size; offset *= 2) {
+          unsigned other_bits = __shfl_down_sync(full_warp_mask, bits, unsigned(offset));
+          int other_word = __shfl_down_sync(full_warp_mask, word, unsigned(offset));
+          if (lane + offset < warp_size && other_word == word) bits |= other_bits;
+        }
+        int previous_word = __shfl_up_sync(full_warp_mask, word, 1u);
+        if (inside && (lane == 0 || previous_word != word)) atomicOr(words + word, bits);
+      }
     }
     __syncthreads();
   }
@@ -147,8 +158,11 @@ void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads he
     storage_t& s = shared.get();
     const std::int64_t base = std::int64_t(tile) * NV;
     const int valid = int(count - base < NV ? count - base : NV);
+    // The values' loads go out first and stay in flight while the heads are marked.
+    const array_t<T, VT> loaded = mem_to_reg_strided<NT, VT, T>(input + base, tid, valid);
     heads.template mark<NT, NV>(tid, tile, base, valid, s.heads);
-    array_t<T, VT> x = mem_to_reg_thread<NT, VT, T>(input + base, tid, valid, s.values);
+    reg_to_shared_strided<NT, VT>(loaded, tid, s.values);
+    array_t<T, VT> x = shared_to_reg_thread<VT>(s.values, tid);
     const std::uint64_t head = bits_at(s.heads, VT * tid);
 
     // This thread's fold: from its last head (or its first value) to its last value.
