@@ -29,7 +29,7 @@
 #include "../cta/balanced_path.hpp"
 #include "../cta/cta_scan.hpp"
 #include "../cta/loadstore.hpp"
-#include "../cta/lookback.hpp"
+#include "../cta/count_lookback.hpp"
 #include "../cta/sets.hpp"
 #include "../platform/memory.hpp"
 #include "partition.hpp"
@@ -80,7 +80,7 @@ template <typename P, set_kind kind, typename K, typename V, typename AKeys, typ
 MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int64_t> lo,
                           balanced_split<std::int64_t> hi, AKeys a_keys, AValues a_values, BKeys b_keys,
                           BValues b_values, OutKeys keys_out, OutValues values_out, std::int64_t* count_out,
-                          std::int64_t bound, Comp comp, const lookback_state<std::int64_t>& state,
+                          std::int64_t bound, Comp comp, const count_lookback& state,
                           set_tile_storage<P::nt, P::nv, K>& s) {
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
   std::int64_t a_given = hi.a - lo.a, b_given = hi.b - lo.b;
@@ -92,15 +92,14 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
   // The thread's place in the tile's output, and (warp 0, inside the scan) the tile's place in
   // the whole output: its count goes out as an aggregate, the look-back adds up the counts before
   // it, and the sum goes out as its inclusive prefix.
-  using status = lookback_state<std::int64_t>;
   auto tile_prefix = [&](int kept) -> maybe<int> {
     std::int64_t start = 0;
     if (tile == 0) {
-      if (lane_id() == 0) state.publish(0, status::status_prefix, std::int64_t(kept));
+      if (lane_id() == 0) state.publish(0, count_lookback::status_prefix, kept);
     } else {
-      if (lane_id() == 0) state.publish(tile, status::status_aggregate, std::int64_t(kept));
-      start = state.exclusive_prefix(tile, plus<std::int64_t>());
-      if (lane_id() == 0) state.publish(tile, status::status_prefix, start + kept);
+      if (lane_id() == 0) state.publish(tile, count_lookback::status_aggregate, kept);
+      start = state.exclusive_prefix(tile);
+      if (lane_id() == 0) state.publish(tile, count_lookback::status_prefix, start + kept);
     }
     if (lane_id() == 0) {
       s.tile_start = start;
@@ -195,10 +194,10 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
     int tiles = num_tiles<P>(total, fn);
     buffer<balanced_split<std::int64_t>> partitions =
         balanced_path_partitions(a_keys, a_count, b_keys, b_count, NV, comp, ctx);
-    std::size_t state_bytes = lookback_state<std::int64_t>::storage_bytes(tiles);
+    std::size_t state_bytes = count_lookback::storage_bytes(tiles);
     buffer<unsigned char> state_memory(std::int64_t(state_bytes), ctx);
     platform::memset_device(state_memory.data(), 0, state_bytes, ctx.stream());
-    lookback_state<std::int64_t> state(state_memory.data(), tiles);
+    const count_lookback state(state_memory.data());
     const balanced_split<std::int64_t>* p = partitions.data();
     auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
       __shared__ shared_storage<set_tile_storage<NT, NV, K>> storage;
