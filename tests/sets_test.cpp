@@ -24,7 +24,8 @@ using mgpu_ref::set_op;
 
 namespace {
 
-constexpr int set_nv = mgpu::set_params<int>::nv;
+constexpr int set_nv = mgpu::set_params<int>::nv;                      // keys alone
+constexpr int set_pairs_nv = mgpu::set_params<int, std::int64_t>::nv;  // keys with check_sets' values
 const set_op every_op[] = {set_op::intersection, set_op::union_, set_op::difference, set_op::symmetric_difference};
 
 std::string name_of(set_op op) {
@@ -196,7 +197,9 @@ MGPU_TEST(Sets, AroundTheTile) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   auto lt = mgpu::less<>();
-  for (std::int64_t n : sizes_for(set_nv)) {
+  std::vector<std::int64_t> sizes = sizes_for(set_nv);
+  if (set_pairs_nv != set_nv) sizes.insert(sizes.end(), {set_pairs_nv - 1, set_pairs_nv, set_pairs_nv + 1});
+  for (std::int64_t n : sizes) {
     check_sets(ctx, sorted_random<int>(n, 4 * n + 1, rng, lt), sorted_random<int>(n, 4 * n + 1, rng, lt), lt,
                "few duplicates");
     check_sets(ctx, sorted_random<int>(n, n / 8 + 1, rng, lt), sorted_random<int>(2 * n / 3, n / 8 + 1, rng, lt), lt,

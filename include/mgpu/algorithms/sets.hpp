@@ -40,9 +40,14 @@
 
 namespace mgpu {
 
-// Merge's tile shape (the same loads and serial loop). Not yet measured for the set operations.
-template <typename K>
-using set_params = launch_params<256, (sizeof(K) <= 8 ? 15 : 7)>;
+// The tile shape for keys of type K with values of type V (empty_t: keys only). Keys of 4 bytes
+// alone: 128 x 31, measured on an H100 (bench/results/2026-11-25_h100_set_shapes.txt: 13-17%
+// faster than 256 x 15 at 2^26 and 2^28; larger tiles amortize the Balanced Path searches). With
+// values, 128 x 31 takes 139 registers a thread (the steps' positions stay live), so pairs and
+// wider keys keep merge's 256 x 15 (x 7 past 8 bytes).
+template <typename K, typename V = empty_t>
+using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31>,
+                                      launch_params<256, (sizeof(K) <= 8 ? 15 : 7)>>;
 
 namespace detail {
 
@@ -176,7 +181,7 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
     check_sorted(fn, "a_keys", a_keys, a_count, comp, ctx);
     check_sorted(fn, "b_keys", b_keys, b_count, comp, ctx);
   }
-  using P = params_or<params, set_params<K>>;
+  using P = params_or<params, set_params<K, V>>;
   constexpr int NT = P::nt, NV = P::nv;
   static_assert(P::vt <= 32,
                 "mgpu: a set operation's tuning takes at most 32 values per thread (launch_params<NT, VT> with VT <= "
