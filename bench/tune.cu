@@ -15,6 +15,8 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <cub/device/device_radix_sort.cuh>
 
 #include <cmath>
 #include <cstdio>
@@ -427,6 +429,138 @@ void tune_reduce_by_key(mgpu::context& ctx, std::int64_t n, int run, bench::l2_f
   (one(Shapes{}), ...);
 }
 
+// Sorted int32 keys in [0, range): random ones, radix sorted.
+bench::device_array<int> sorted_keys(mgpu::context& ctx, std::int64_t n, int range, std::uint64_t seed) {
+  bench::device_array<int> k(n);
+  bench::fill_random<int>(k.data(), n, seed, 0, range - 1, ctx);
+  mgpu::radix_sort(k.data(), n, ctx);
+  return k;
+}
+
+// set_union and set_intersection of two sorted int32 halves of n keys (moderate duplicates, as
+// the benchmark's inputs) under each shape; counts checked against the first shape's.
+template <class... Shapes>
+void tune_sets(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
+  const std::int64_t half = n / 2;
+  bench::device_array<int> a = sorted_keys(ctx, half, int(half), 0xc0), b = sorted_keys(ctx, half, int(half), 0xc1);
+  bench::device_array<int> out(n);
+  bench::device_array<std::int64_t> count(1);
+  for (int op = 0; op < 2; ++op) {
+    std::int64_t first_count = -1;
+    std::printf("%s int32 n=%lld\n", op ? "set_intersection" : "set_union", (long long)n);
+    auto one = [&](auto shape) {
+      using P = decltype(shape);
+      auto run = [&] {
+        if (op)
+          mgpu::set_intersection<P>(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
+        else
+          mgpu::set_union<P>(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
+      };
+      double ms = bench::median_ms(run, 2, 9, ctx.stream(), &flush);
+      std::int64_t c = count.at(0, ctx.stream());
+      if (first_count < 0) first_count = c;
+      double moved = double(n) * 4 + double(c) * 4;
+      std::printf("  <%4d,%3d,%d> %.4f ms %6.0f GB/s  %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
+                  c == first_count ? "ok" : "MISMATCH");
+    };
+    (one(Shapes{}), ...);
+  }
+}
+
+struct below_500 {
+  __host__ __device__ bool operator()(const int& x) const { return x < 500; }
+};
+
+// compact of n int32 values uniform in [0, 1000), keeping those below 500: shapes against
+// cub::DeviceSelect::If.
+template <class... Shapes>
+void tune_compact(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
+  bench::device_array<int> in(n), out(n), ref(n);
+  bench::device_array<std::int64_t> count(1);
+  bench::device_array<int> ref_count(1);
+  bench::fill_random<int>(in.data(), n, 23, 0, 999, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_run = [&] {
+    return cub::DeviceSelect::If(temp, bytes, in.data(), ref.data(), ref_count.data(), n, below_500(), ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_run());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  double cub_ms = bench::median_ms(cub_run, 3, 15, ctx.stream(), &flush);
+  std::int64_t kept = ref_count.at(0, ctx.stream());
+  std::printf("compact int32 n=%lld (%lld kept): cub %.4f ms\n", (long long)n, (long long)kept, cub_ms);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    double ms = bench::median_ms(
+        [&] { mgpu::compact<P>(in.data(), n, out.data(), count.data(), below_500(), ctx); }, 3, 15, ctx.stream(),
+        &flush);
+    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), kept, ctx.stream());
+    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
+                m.count || count.at(0, ctx.stream()) != kept ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
+// load_balance_search and interval_expand over profile_heads(n, size) under each shape; outputs
+// checked against the first shape's.
+template <class... Shapes>
+void tune_load_balance(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
+  std::vector<int> host_heads = profile_heads(n, size);
+  const std::int64_t segments = std::int64_t(host_heads.size());
+  bench::device_array<int> heads(segments), values(segments), out(n), first(n);
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), host_heads.data(), segments * sizeof(int), cudaMemcpyHostToDevice));
+  bench::fill_random<int>(values.data(), segments, 29, 0, 1 << 30, ctx);
+  auto segs = mgpu::segments_by_heads(heads.data(), segments);
+  for (int expand = 0; expand < 2; ++expand) {
+    std::printf("%s n=%lld segments of %d\n", expand ? "interval_expand" : "load_balance_search", (long long)n, size);
+    bool have_first = false;
+    auto one = [&](auto shape) {
+      using P = decltype(shape);
+      auto run = [&] {
+        if (expand)
+          mgpu::interval_expand<P>(values.data(), n, segs, out.data(), ctx);
+        else
+          mgpu::load_balance_search<P>(n, segs, out.data(), ctx);
+      };
+      double ms = bench::median_ms(run, 2, 9, ctx.stream(), &flush);
+      if (!have_first) {
+        MGPU_CUDA_CHECK(cudaMemcpyAsync(first.data(), out.data(), n * sizeof(int), cudaMemcpyDeviceToDevice,
+                                        ctx.stream()));
+        have_first = true;
+      }
+      bench::mismatches m = bench::compare_arrays(out.data(), first.data(), n, ctx.stream());
+      double moved = double(n) * 4 + double(segments) * 4 * (expand ? 2 : 1);
+      std::printf("  <%4d,%3d,%d> %.4f ms %6.0f GB/s  %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
+                  m.count ? "MISMATCH" : "ok");
+    };
+    (one(Shapes{}), ...);
+  }
+}
+
+// One call each of set_union, segmented_reduce (segments of 1024), compact and
+// load_balance_search (segments of 8), for a per-kernel look under ncu.
+void profile_new_families(mgpu::context& ctx, std::int64_t n) {
+  const std::int64_t half = n / 2;
+  bench::device_array<int> a = sorted_keys(ctx, half, int(half), 0xc0), b = sorted_keys(ctx, half, int(half), 0xc1);
+  bench::device_array<int> out(n), in(n);
+  bench::device_array<std::int64_t> count(1);
+  bench::fill_random<int>(in.data(), n, 23, 0, 999, ctx);
+  mgpu::set_union(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
+  std::vector<int> h = profile_heads(n, 1024);
+  h.push_back(int(n));
+  bench::device_array<int> heads(std::int64_t(h.size()));
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size()) - 1), out.data(),
+                         0, mgpu::plus<int>(), ctx);
+  mgpu::compact(in.data(), n, out.data(), count.data(), below_500(), ctx);
+  std::vector<int> h8 = profile_heads(n, 8);
+  bench::device_array<int> heads8(std::int64_t(h8.size()));
+  MGPU_CUDA_CHECK(cudaMemcpy(heads8.data(), h8.data(), h8.size() * sizeof(int), cudaMemcpyHostToDevice));
+  mgpu::load_balance_search(n, mgpu::segments_by_heads(heads8.data(), std::int64_t(h8.size())), out.data(), ctx);
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+}
+
 template <int NT, int VT>
 using lp = mgpu::launch_params<NT, VT>;
 template <int NT, int VT, int MIN_CTAS>
@@ -484,6 +618,20 @@ int main(int argc, char** argv) {
       for (int run : {1, 4, 64, 1024})
         tune_reduce_by_key<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>>(
             ctx, n, run, flush);
+    if (what == "setshapes")
+      tune_sets<lp<256, 15>, lp<128, 15>, lp<256, 11>, lp<128, 11>, lp<256, 7>, lp<512, 11>, lpm<256, 15, 4>,
+                lp<128, 23>, lp<512, 7>>(ctx, n, flush);
+    if (what == "setshapes2")  // larger tiles, after setshapes found <128, 23> ahead of <256, 15>
+      tune_sets<lp<256, 15>, lp<128, 23>, lp<128, 19>, lp<128, 27>, lp<128, 31>, lp<64, 31>, lp<256, 23>, lp<192, 23>,
+                lp<96, 31>>(ctx, n, flush);
+    if (what == "compactshapes")
+      tune_compact<lp<128, 32>, lp<256, 32>, lp<128, 16>, lp<256, 16>, lp<512, 16>, lp<64, 32>, lp<512, 8>,
+                   lpm<128, 32, 12>, lp<256, 24>>(ctx, n, flush);
+    if (what == "lbsshapes")
+      for (int size : {1, 8, 1024})
+        tune_load_balance<lp<128, 11>, lp<128, 7>, lp<128, 15>, lp<256, 7>, lp<256, 11>, lp<64, 15>, lp<128, 19>,
+                          lpm<128, 11, 16>>(ctx, n, size, flush);
+    if (what == "profilenew") profile_new_families(ctx, n);
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;
