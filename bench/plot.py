@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Throughput-versus-size charts from mgpu_bench CSV files.
 
-usage: plot.py CSV [CSV ...] -o OUT_DIR
+usage: plot.py CSV [CSV ...] -o OUT_DIR [--families] [--markdown FILE]
 
 Writes OUT_DIR/<primitive>_<type>.png for every primitive and element type in the CSVs: GB/s
 against n (log2 axis), one line per implementation, with the run's memcpy ceiling dashed. When
 the CSVs hold several runs (device, date), each run gets its own lines, labelled with both.
+
+--families writes one chart per family instead (OUT_DIR/family_<name>.png, one run): a panel per
+primitive and type measured at several sizes (GB/s against n), and one panel of bars for the
+primitives measured at one size (their profiles side by side). --markdown FILE writes, per family,
+the table of ratios (baseline time / mgpu time) and percent of memcpy for every row.
 """
 import argparse
 import csv
@@ -36,10 +41,126 @@ def read_rows(paths):
     return rows
 
 
+# The families of docs/, by primitive name (first prefix that matches).
+FAMILIES = [
+    ("reduce and scan", ("reduce", "exclusive_scan", "inclusive_scan")),
+    ("merge", ("merge_keys", "merge_pairs")),
+    ("sorts", ("mergesort_", "radix_sort_", "locality_sort_")),
+    ("segmented sort", ("segsort_",)),
+    ("bulk remove and insert", ("bulk_",)),
+    ("search, load balance, intervals, joins", ("sorted_search", "lbs_", "interval_expand_", "join_")),
+    ("set operations", ("set_",)),
+    ("segmented reduce, reduce by key, SpMV", ("segreduce_", "reduce_by_key_", "spmv_")),
+    ("compaction, histogram, segmented scan", ("compact_", "histogram_", "segscan_")),
+]
+
+
+def family_of(primitive):
+    for name, prefixes in FAMILIES:
+        if primitive.startswith(prefixes) and not (primitive.startswith("reduce_by_key") and "reduce" in prefixes):
+            return name
+    return "other"
+
+
+def slug(name):
+    return "".join(c if c.isalnum() else "_" for c in name.split(",")[0]).strip("_")
+
+
+def baseline_of(rows, r):
+    """The implementation the mgpu row's ratio is taken against (its speedup is 1 in the same case)."""
+    for o in rows:
+        if (o["primitive"], o["type"], o["n"]) == (r["primitive"], r["type"], r["n"]) and o["impl"] != "mgpu" \
+                and abs(float(o["speedup_vs_cccl"]) - 1.0) < 1e-9:
+            return o
+    return None
+
+
+def write_markdown(rows, path):
+    with open(path, "w") as out:
+        for name, _ in FAMILIES + [("other", ())]:
+            mine = [r for r in rows if r["impl"] == "mgpu" and family_of(r["primitive"]) == name]
+            if not mine:
+                continue
+            out.write(f"### {name}\n\n| primitive | type | n | mgpu ms | baseline | baseline ms | ratio | % of memcpy (mgpu / baseline) |\n")
+            out.write("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+            for r in mine:
+                b = baseline_of(rows, r)
+                k = int(round(math.log2(r["n"]))) if r["n"] > 0 else 0
+                n = f"2^{k}" if 1 << k == r["n"] else str(r["n"])
+                if b:
+                    out.write(f"| {r['primitive']} | {r['type']} | {n} | {r['ms']:.4f} | {b['impl']} | {b['ms']:.4f} | "
+                              f"{float(r['speedup_vs_cccl']):.2f}x | {r['pct_memcpy']:.0f}% / {b['pct_memcpy']:.0f}% |\n")
+                else:
+                    out.write(f"| {r['primitive']} | {r['type']} | {n} | {r['ms']:.4f} | none | | | {r['pct_memcpy']:.0f}% |\n")
+            out.write("\n")
+    print(path)
+
+
+def plot_families(rows, out_dir, plt, FuncFormatter):
+    device = rows[0]["device"]
+    ceiling = next((r["gb_per_s"] * 100.0 / r["pct_memcpy"] for r in rows if r["pct_memcpy"] > 0), None)
+    for name, _ in FAMILIES:
+        mine = [r for r in rows if family_of(r["primitive"]) == name]
+        if not mine:
+            continue
+        cases = defaultdict(lambda: defaultdict(list))  # (primitive, type) -> impl -> rows
+        for r in mine:
+            cases[(r["primitive"], r["type"])][r["impl"]].append(r)
+        swept = [c for c in cases if len({r["n"] for impl in cases[c].values() for r in impl}) > 1]
+        single = [c for c in cases if c not in swept]
+        cols = 3 if len(swept) >= 3 else max(1, len(swept))
+        swept_rows = (len(swept) + cols - 1) // cols
+        bar_width_in = max(5.2 * cols, 0.45 * len(single) + 2)
+        fig = plt.figure(figsize=(max(5.2 * cols, bar_width_in if single else 0), 3.6 * swept_rows + (4.2 if single else 0)))
+        grid = fig.add_gridspec(swept_rows + (1 if single else 0), cols)
+        for i, case in enumerate(swept):
+            ax = fig.add_subplot(grid[i // cols, i % cols])
+            for impl, pts in sorted(cases[case].items()):
+                pts.sort(key=lambda r: r["n"])
+                ax.plot([r["n"] for r in pts], [r["gb_per_s"] for r in pts], marker="o", label=impl)
+            if ceiling:
+                ax.axhline(ceiling, linestyle="--", linewidth=1, color="gray", label="memcpy")
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"$2^{{{int(round(math.log2(x)))}}}$"))
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"{case[0]}, {case[1]}", fontsize=9)
+            ax.set_ylabel("GB/s", fontsize=8)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7)
+        if single:
+            ax = fig.add_subplot(grid[swept_rows, :])
+            impls = sorted({impl for c in single for impl in cases[c]})
+            width = 0.8 / len(impls)
+            for i, impl in enumerate(impls):
+                xs = [j + i * width for j, c in enumerate(single) if impl in cases[c]]
+                ys = [cases[c][impl][0]["gb_per_s"] for c in single if impl in cases[c]]
+                ax.bar(xs, ys, width=width, label=impl)
+            if ceiling:
+                ax.axhline(ceiling, linestyle="--", linewidth=1, color="gray", label="memcpy")
+            ax.set_xticks([j + 0.4 - width / 2 for j in range(len(single))])
+            ax.set_xticklabels([c[0] if c[1] == "int32" else f"{c[0]} ({c[1]})" for c in single], rotation=60,
+                               ha="right", fontsize=7)
+            ax.set_yscale("log")
+            ax.set_ylabel("GB/s (log)", fontsize=8)
+            sizes = sorted({r["n"] for c in single for impl in cases[c].values() for r in impl})
+            ax.set_title("measured at one size: n = " + ", ".join(f"2^{int(round(math.log2(n)))}" for n in sizes),
+                         fontsize=9)
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.legend(fontsize=7, ncol=len(impls) + 1)
+        fig.suptitle(f"{name} ({device})", fontsize=10)
+        fig.tight_layout(rect=(0, 0, 1, 0.97))
+        path = os.path.join(out_dir, f"family_{slug(name)}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        print(path)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Plot mgpu_bench CSV files: GB/s against n.")
     parser.add_argument("csv", nargs="+", help="CSV files written by mgpu_bench --csv")
     parser.add_argument("-o", "--out-dir", required=True, help="directory for the PNG files (created if missing)")
+    parser.add_argument("--families", action="store_true", help="one chart per family (one run's CSV)")
+    parser.add_argument("--markdown", help="also write the families' tables of ratios to this file")
     args = parser.parse_args()
 
     # Imported here so that --help works without it, and a missing install says what to do.
@@ -56,6 +177,12 @@ def main():
         sys.exit("plot.py: the CSV files hold no rows")
     runs = sorted({(r["device"], r["date"]) for r in rows})
     several_runs = len(runs) > 1
+    if args.markdown:
+        write_markdown(rows, args.markdown)
+    if args.families:
+        os.makedirs(args.out_dir, exist_ok=True)
+        plot_families(rows, args.out_dir, plt, FuncFormatter)
+        return
 
     charts = defaultdict(lambda: defaultdict(list))  # (primitive, type) -> line label -> rows
     ceilings = defaultdict(dict)                     # (primitive, type) -> run -> memcpy GB/s
