@@ -11,12 +11,12 @@
 
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cub/device/device_select.cuh>
-#include <cub/device/device_radix_sort.cuh>
 
 #include <cmath>
 #include <cstdio>
@@ -491,9 +491,8 @@ void tune_compact(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   std::printf("compact int32 n=%lld (%lld kept): cub %.4f ms\n", (long long)n, (long long)kept, cub_ms);
   auto one = [&](auto shape) {
     using P = decltype(shape);
-    double ms = bench::median_ms(
-        [&] { mgpu::compact<P>(in.data(), n, out.data(), count.data(), below_500(), ctx); }, 3, 15, ctx.stream(),
-        &flush);
+    double ms = bench::median_ms([&] { mgpu::compact<P>(in.data(), n, out.data(), count.data(), below_500(), ctx); }, 3,
+                                 15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), kept, ctx.stream());
     std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
                 m.count || count.at(0, ctx.stream()) != kept ? "MISMATCH" : "ok");
@@ -525,8 +524,8 @@ void tune_load_balance(mgpu::context& ctx, std::int64_t n, int size, bench::l2_f
       };
       double ms = bench::median_ms(run, 2, 9, ctx.stream(), &flush);
       if (!have_first) {
-        MGPU_CUDA_CHECK(cudaMemcpyAsync(first.data(), out.data(), n * sizeof(int), cudaMemcpyDeviceToDevice,
-                                        ctx.stream()));
+        MGPU_CUDA_CHECK(
+            cudaMemcpyAsync(first.data(), out.data(), n * sizeof(int), cudaMemcpyDeviceToDevice, ctx.stream()));
         have_first = true;
       }
       bench::mismatches m = bench::compare_arrays(out.data(), first.data(), n, ctx.stream());
@@ -551,8 +550,8 @@ void profile_new_families(mgpu::context& ctx, std::int64_t n) {
   h.push_back(int(n));
   bench::device_array<int> heads(std::int64_t(h.size()));
   MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
-  mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size()) - 1), out.data(),
-                         0, mgpu::plus<int>(), ctx);
+  mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size()) - 1), out.data(), 0,
+                         mgpu::plus<int>(), ctx);
   mgpu::compact(in.data(), n, out.data(), count.data(), below_500(), ctx);
   std::vector<int> h8 = profile_heads(n, 8);
   bench::device_array<int> heads8(std::int64_t(h8.size()));

@@ -91,26 +91,26 @@ struct alignas(16) word128 {
 // library targets, and CUB's look-back relies on the same (its 8-byte values travel with their
 // status in 16 bytes).
 MGPU_DEVICE void store_relaxed(word128* address, const word128& value) {
-#if defined(MGPU_DEVICE_PASS)
-  asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(address), "r"(value.w[0]),
-               "r"(value.w[1]), "r"(value.w[2]), "r"(value.w[3])
+  #if defined(MGPU_DEVICE_PASS)
+  asm volatile("st.relaxed.gpu.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(address), "r"(value.w[0]), "r"(value.w[1]),
+               "r"(value.w[2]), "r"(value.w[3])
                : "memory");
-#else
+  #else
   (void)address, (void)value;  // host pass: never called
-#endif
+  #endif
 }
 
 // One relaxed 16-byte load (ld.relaxed.gpu.v4): see store_relaxed(word128*, ...).
 MGPU_DEVICE word128 load_relaxed(const word128* address) {
   word128 value{};
-#if defined(MGPU_DEVICE_PASS)
+  #if defined(MGPU_DEVICE_PASS)
   asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(value.w[0]), "=r"(value.w[1]), "=r"(value.w[2]), "=r"(value.w[3])
                : "l"(address)
                : "memory");
-#else
-  (void)address;  // host pass: never called
-#endif
+  #else
+  (void)address;               // host pass: never called
+  #endif
   return value;
 }
 #endif
