@@ -55,6 +55,12 @@ FAMILIES = [
 ]
 
 
+# One colour per implementation in every family chart.
+COLOURS = {"mgpu": "tab:blue", "cccl": "tab:orange", "thrust": "tab:green", "cub_composition": "tab:red",
+           "cusparse": "tab:purple", "mgpu_no_plan": "tab:cyan", "mgpu_device_form": "tab:cyan",
+           "mgpu_mergesort": "tab:brown"}
+
+
 def family_of(primitive):
     for name, prefixes in FAMILIES:
         if primitive.startswith(prefixes) and not (primitive.startswith("reduce_by_key") and "reduce" in prefixes):
@@ -117,7 +123,8 @@ def plot_families(rows, out_dir, plt, FuncFormatter):
             ax = fig.add_subplot(grid[i // cols, i % cols])
             for impl, pts in sorted(cases[case].items()):
                 pts.sort(key=lambda r: r["n"])
-                ax.plot([r["n"] for r in pts], [r["gb_per_s"] for r in pts], marker="o", label=impl)
+                ax.plot([r["n"] for r in pts], [r["gb_per_s"] for r in pts], marker="o", label=impl,
+                        color=COLOURS.get(impl))
             if ceiling:
                 ax.axhline(ceiling, linestyle="--", linewidth=1, color="gray", label="memcpy")
             ax.set_xscale("log", base=2)
@@ -134,7 +141,7 @@ def plot_families(rows, out_dir, plt, FuncFormatter):
             for i, impl in enumerate(impls):
                 xs = [j + i * width for j, c in enumerate(single) if impl in cases[c]]
                 ys = [cases[c][impl][0]["gb_per_s"] for c in single if impl in cases[c]]
-                ax.bar(xs, ys, width=width, label=impl)
+                ax.bar(xs, ys, width=width, label=impl, color=COLOURS.get(impl))
             if ceiling:
                 ax.axhline(ceiling, linestyle="--", linewidth=1, color="gray", label="memcpy")
             ax.set_xticks([j + 0.4 - width / 2 for j in range(len(single))])
@@ -177,10 +184,10 @@ def main():
         sys.exit("plot.py: the CSV files hold no rows")
     runs = sorted({(r["device"], r["date"]) for r in rows})
     several_runs = len(runs) > 1
+    os.makedirs(args.out_dir, exist_ok=True)
     if args.markdown:
         write_markdown(rows, args.markdown)
     if args.families:
-        os.makedirs(args.out_dir, exist_ok=True)
         plot_families(rows, args.out_dir, plt, FuncFormatter)
         return
 
