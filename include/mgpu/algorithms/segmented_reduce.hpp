@@ -127,25 +127,34 @@ struct tile_lookback {
 };
 
 // ---- where a tile's values come from (the heads kernel) ----
+//
+// A source whose values do not depend on the segment (by_segment false) gives them in two steps:
+// stage(i) makes the loads that depend only on i, finish<T>(staged) the rest. A tile stages all
+// of a thread's items before it finishes any, so that loads that depend on other loads (SpMV's
+// x[column]) wait on index loads that are all in flight at once.
 
 // Values read from input[i] (segmented_reduce).
 template <typename It>
 struct values_from_input {
   static constexpr bool by_segment = false;
+  using staged_t = iterator_value_t<It>;
   It input;
+  MGPU_DEVICE staged_t stage(std::int64_t i) const { return input[i]; }
   template <typename T>
-  MGPU_DEVICE T at(std::int64_t i) const {
-    return T(input[i]);
+  MGPU_DEVICE T finish(const staged_t& value) const {
+    return T(value);
   }
 };
 
-// Values computed as f(i) (transform_segreduce, spmv). f may be a device-only lambda.
+// Values computed as f(i) (transform_segreduce). f may be a device-only lambda.
 template <typename F>
 struct values_from_index {
   static constexpr bool by_segment = false;
+  using staged_t = std::int64_t;
   F f;
+  MGPU_DEVICE staged_t stage(std::int64_t i) const { return i; }
   template <typename T>
-  MGPU_DEVICE T at(std::int64_t i) const {
+  MGPU_DEVICE T finish(std::int64_t i) const {
     return T(f(i));
   }
 };
@@ -242,8 +251,15 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
         std::int64_t head = std::int64_t(heads[r.head_begin + j]) - r.item_begin;
         h[i] = int(head < 0 ? 0 : head > items ? items : head);
       }
-      if constexpr (!Source::by_segment)
-        if (j < items) x[i] = src.template at<T>(r.item_begin + j);
+    }
+    if constexpr (!Source::by_segment) {
+      array_t<typename Source::staged_t, VT> staged;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i)
+        if (NT * i + tid < items) staged[i] = src.stage(r.item_begin + NT * i + tid);
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i)
+        if (NT * i + tid < items) x[i] = src.template finish<T>(staged[i]);
     }
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
