@@ -195,8 +195,9 @@ void compact_tiles(const char* fn, std::int64_t count, Source source, Sink sink,
 // order (stable), and writes k to num_selected[0]. One pass over the input; the host does not wait.
 //
 // `pred` is called once per value, on the device: a functor with an MGPU_HOST_DEVICE operator() or
-// a lambda written [] MGPU_HOST_DEVICE_LAMBDA (or MGPU_LAMBDA). `output` needs room for k values
-// (count is always enough) and must not overlap the input: compaction in place is not supported.
+// an extended lambda (MGPU_HOST_DEVICE_LAMBDA or MGPU_LAMBDA after its capture list). `output`
+// needs room for k values (count is always enough) and must not overlap the input: compaction in
+// place is not supported.
 // `num_selected` is a device pointer (its element type holds k) or an output iterator.
 //
 // Throws std::invalid_argument for a negative count, a null pointer, or an output that overlaps
