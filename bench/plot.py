@@ -41,7 +41,8 @@ def read_rows(paths):
     return rows
 
 
-# The families of docs/, by primitive name (first prefix that matches).
+# The families of docs/: a primitive belongs to the family that names it, exactly or (names ending
+# in "_") by prefix.
 FAMILIES = [
     ("reduce and scan", ("reduce", "exclusive_scan", "inclusive_scan")),
     ("merge", ("merge_keys", "merge_pairs")),
@@ -54,7 +55,6 @@ FAMILIES = [
     ("compaction, histogram, segmented scan", ("compact_", "histogram_", "segscan_")),
 ]
 
-
 # One colour per implementation in every family chart.
 COLOURS = {"mgpu": "tab:blue", "cccl": "tab:orange", "thrust": "tab:green", "cub_composition": "tab:red",
            "cusparse": "tab:purple", "mgpu_no_plan": "tab:cyan", "mgpu_device_form": "tab:cyan",
@@ -62,8 +62,8 @@ COLOURS = {"mgpu": "tab:blue", "cccl": "tab:orange", "thrust": "tab:green", "cub
 
 
 def family_of(primitive):
-    for name, prefixes in FAMILIES:
-        if primitive.startswith(prefixes) and not (primitive.startswith("reduce_by_key") and "reduce" in prefixes):
+    for name, names in FAMILIES:
+        if any(primitive == n or (n.endswith("_") and primitive.startswith(n)) for n in names):
             return name
     return "other"
 
