@@ -727,6 +727,71 @@ MGPU_TEST(SimWarpVote, BallotAnyAndAllMatchThePredicates) {
   EXPECT_TRUE(same(expected, out.to_host()));
 }
 
+namespace warp_reduce {
+constexpr int nt = 64, ctas = 4, n = nt * ctas, results = 10;
+}
+
+// __reduce_{add,min,max}_sync (int and unsigned) and __reduce_{and,or,xor}_sync give every lane of
+// the mask the reduction over the mask's lanes (Programming Guide, "Warp Reduce Functions"); the
+// warp is split into groups of consecutive lanes of random lengths, each reducing with its own
+// mask at the same time. mgpu::warp_or and mgpu::warp_max reduce over the whole warp.
+MGPU_TEST(SimWarpReduce, ReduceIntrinsicsCombineTheLanesOfEachMask) {
+  using namespace warp_reduce;
+  MGPU_SEEDED_RNG(rng);
+  mgpu::context ctx;
+  std::vector<unsigned> values(n), groups(n);
+  for (unsigned& v : values) v = unsigned(rng());
+  for (int w = 0; w < n / 32; ++w) {
+    int lane = 0;
+    while (lane < 32) {
+      int length = std::min(32 - lane, 1 + int(rng() % (w == 0 ? 32 : 6)));  // warp 0: one or two groups
+      unsigned mask = (length == 32 ? ~0u : ((1u << length) - 1u)) << lane;
+      for (int i = 0; i < length; ++i) groups[std::size_t(w * 32 + lane + i)] = mask;
+      lane += length;
+    }
+  }
+  mgpu::buffer<unsigned> value(values, ctx), group(groups, ctx);
+  mgpu::buffer<unsigned> out = poisoned<unsigned>(results * n, ctx);
+  const unsigned *v = value.data(), *gm = group.data();
+  unsigned* o = out.data();
+  mgpu::cta_launch<nt>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        int g = cta * nt + tid;
+        unsigned mask = gm[g], x = v[g];
+        o[results * g + 0] = __reduce_add_sync(mask, x);
+        o[results * g + 1] = unsigned(__reduce_add_sync(mask, int(x)));
+        o[results * g + 2] = __reduce_min_sync(mask, x);
+        o[results * g + 3] = unsigned(__reduce_min_sync(mask, int(x)));
+        o[results * g + 4] = __reduce_max_sync(mask, x);
+        o[results * g + 5] = unsigned(__reduce_max_sync(mask, int(x)));
+        o[results * g + 6] = __reduce_and_sync(mask, x);
+        o[results * g + 7] = __reduce_xor_sync(mask, x) ^ __reduce_or_sync(mask, x);
+        o[results * g + 8] = mgpu::warp_or(x);
+        o[results * g + 9] = unsigned(mgpu::warp_max(int(x)));
+      },
+      ctas, ctx);
+  std::vector<unsigned> expected;
+  for (int g = 0; g < n; ++g) {
+    unsigned warp_any = 0;
+    int warp_largest = INT32_MIN;
+    for (int lane = 0; lane < 32; ++lane) {
+      unsigned x = values[std::size_t(g / 32 * 32 + lane)];
+      warp_any |= x, warp_largest = std::max(warp_largest, int(x));
+    }
+    unsigned mask = groups[std::size_t(g)], sum = 0, umin = ~0u, umax = 0, all = ~0u, any = 0, parity = 0;
+    int smin = INT32_MAX, smax = INT32_MIN;
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!((mask >> lane) & 1u)) continue;
+      unsigned x = values[std::size_t(g / 32 * 32 + lane)];
+      sum += x, umin = std::min(umin, x), umax = std::max(umax, x), all &= x, any |= x, parity ^= x;
+      smin = std::min(smin, int(x)), smax = std::max(smax, int(x));
+    }
+    expected.insert(expected.end(), {sum, sum, umin, unsigned(smin), umax, unsigned(smax), all, parity ^ any, warp_any,
+                                     unsigned(warp_largest)});
+  }
+  EXPECT_TRUE(same(expected, out.to_host()));
+}
+
 namespace warp_sync {
 constexpr int nt = 128, ctas = 4, rounds = 16;
 }

@@ -56,6 +56,32 @@ MGPU_DEVICE T shfl_xor(const T& value, int lane_mask, int width = warp_size, uns
   return detail::shuffle_words(value, [=](auto w) { return __shfl_xor_sync(mask, w, lane_mask, width); });
 }
 
+// The OR of `value` over the 32 lanes of the warp, which all call it. One REDUX on sm_80 and newer
+// (and the simulator); five shuffles before.
+MGPU_DEVICE unsigned warp_or(unsigned value) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(full_warp_mask, value);
+#else
+  MGPU_UNROLL
+  for (int offset = 1; offset < warp_size; offset *= 2) value |= __shfl_xor_sync(full_warp_mask, value, offset);
+  return value;
+#endif
+}
+
+// The largest `value` of the 32 lanes of the warp, which all call it (REDUX as warp_or).
+MGPU_DEVICE int warp_max(int value) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(full_warp_mask, value);
+#else
+  MGPU_UNROLL
+  for (int offset = 1; offset < warp_size; offset *= 2) {
+    int other = __shfl_xor_sync(full_warp_mask, value, offset);
+    value = other > value ? other : value;
+  }
+  return value;
+#endif
+}
+
 // Loads and stores of 4- and 8-byte words that other CTAs read or write concurrently
 // (single-copy atomic, not cached in L1, no ordering of their own: pair with thread_fence()).
 template <typename T>

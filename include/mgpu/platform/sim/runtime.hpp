@@ -87,6 +87,42 @@ inline int __all_sync(unsigned mask, int predicate) {
                                                              ::mgpu::sim::shfl_mode::idx, 0);
   return unsigned(vote) == unsigned(vote >> 32);
 }
+// __reduce_*_sync (sm_80 and newer): every lane of the mask receives the reduction of the values
+// of the lanes of the mask.
+namespace mgpu {
+namespace sim {
+inline unsigned warp_reduce(unsigned mask, unsigned value, redux_kind kind) {
+  return unsigned(runner().warp_collective(warp_op::redux, mask, value, 0, shfl_mode::idx, unsigned(kind)));
+}
+}  // namespace sim
+}  // namespace mgpu
+inline unsigned __reduce_add_sync(unsigned mask, unsigned value) {
+  return ::mgpu::sim::warp_reduce(mask, value, ::mgpu::sim::redux_kind::add);
+}
+inline int __reduce_add_sync(unsigned mask, int value) {
+  return int(::mgpu::sim::warp_reduce(mask, unsigned(value), ::mgpu::sim::redux_kind::add));
+}
+inline unsigned __reduce_min_sync(unsigned mask, unsigned value) {
+  return ::mgpu::sim::warp_reduce(mask, value, ::mgpu::sim::redux_kind::min_unsigned);
+}
+inline int __reduce_min_sync(unsigned mask, int value) {
+  return int(::mgpu::sim::warp_reduce(mask, unsigned(value), ::mgpu::sim::redux_kind::min_signed));
+}
+inline unsigned __reduce_max_sync(unsigned mask, unsigned value) {
+  return ::mgpu::sim::warp_reduce(mask, value, ::mgpu::sim::redux_kind::max_unsigned);
+}
+inline int __reduce_max_sync(unsigned mask, int value) {
+  return int(::mgpu::sim::warp_reduce(mask, unsigned(value), ::mgpu::sim::redux_kind::max_signed));
+}
+inline unsigned __reduce_and_sync(unsigned mask, unsigned value) {
+  return ::mgpu::sim::warp_reduce(mask, value, ::mgpu::sim::redux_kind::bit_and);
+}
+inline unsigned __reduce_or_sync(unsigned mask, unsigned value) {
+  return ::mgpu::sim::warp_reduce(mask, value, ::mgpu::sim::redux_kind::bit_or);
+}
+inline unsigned __reduce_xor_sync(unsigned mask, unsigned value) {
+  return ::mgpu::sim::warp_reduce(mask, value, ::mgpu::sim::redux_kind::bit_xor);
+}
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
   ::mgpu::sim::runner().warp_collective(::mgpu::sim::warp_op::sync, mask, 0, 0, ::mgpu::sim::shfl_mode::idx, 0);
 }

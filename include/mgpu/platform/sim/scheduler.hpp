@@ -63,7 +63,18 @@ class kernel_error : public std::runtime_error {
 struct fiber_cancel {};
 
 // The collectives that meet in the per-warp exchange.
-enum class warp_op : std::uint8_t { sync, vote, shfl };
+enum class warp_op : std::uint8_t { sync, vote, shfl, redux };
+// The operation of a warp_op::redux collective (__reduce_*_sync), carried in its clamp field.
+enum class redux_kind : std::uint32_t {
+  add,
+  min_signed,
+  max_signed,
+  min_unsigned,
+  max_unsigned,
+  bit_and,
+  bit_or,
+  bit_xor
+};
 enum class shfl_mode : std::uint8_t { idx, up, down, bfly };
 
 namespace detail {
@@ -121,7 +132,7 @@ struct pending_collective {
   std::uint32_t arrived = 0;  // lanes waiting in it
   warp_op op = warp_op::sync;
   shfl_mode mode = shfl_mode::idx;
-  std::uint32_t clamp = 0;  // shfl's c operand: segment mask in bits 12:8, clamp in 4:0
+  std::uint32_t clamp = 0;  // shfl's c operand (segment mask in bits 12:8, clamp in 4:0), or a redux_kind
   std::uint64_t value[32];
   std::uint32_t operand[32];  // shfl's b operand, or the vote predicate
 };
@@ -371,12 +382,53 @@ inline void cta_runner::complete(warp_exchange& w, std::size_t group) {
   if (p.op == warp_op::vote)
     for (int lane = 0; lane < 32; ++lane)
       if ((p.arrived >> lane & 1) && p.operand[lane]) ballot |= 1u << lane;
+  std::uint32_t reduction = 0;
+  if (p.op == warp_op::redux) {
+    bool first = true;
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!(p.arrived >> lane & 1)) continue;
+      std::uint32_t v = std::uint32_t(p.value[lane]);
+      if (first) {
+        reduction = v;
+        first = false;
+        continue;
+      }
+      switch (redux_kind(p.clamp)) {
+        case redux_kind::add:
+          reduction += v;
+          break;
+        case redux_kind::min_signed:
+          reduction = std::int32_t(v) < std::int32_t(reduction) ? v : reduction;
+          break;
+        case redux_kind::max_signed:
+          reduction = std::int32_t(v) > std::int32_t(reduction) ? v : reduction;
+          break;
+        case redux_kind::min_unsigned:
+          reduction = v < reduction ? v : reduction;
+          break;
+        case redux_kind::max_unsigned:
+          reduction = v > reduction ? v : reduction;
+          break;
+        case redux_kind::bit_and:
+          reduction &= v;
+          break;
+        case redux_kind::bit_or:
+          reduction |= v;
+          break;
+        case redux_kind::bit_xor:
+          reduction ^= v;
+          break;
+      }
+    }
+  }
   int warp_base = int(&w - warps_.data()) * 32;
   for (int lane = 0; lane < 32; ++lane) {
     if (!(p.arrived >> lane & 1)) continue;
     std::uint64_t result = 0;
     if (p.op == warp_op::vote) {
       result = ballot | std::uint64_t(p.arrived) << 32;  // the voters, for __all_sync
+    } else if (p.op == warp_op::redux) {
+      result = reduction;
     } else if (p.op == warp_op::shfl) {
       int b = int(p.operand[lane] & 31), c = int(p.clamp & 31), segmask = int(p.clamp >> 8 & 31);
       int max_lane = (lane & segmask) | (c & ~segmask), min_lane = lane & segmask;
