@@ -29,6 +29,7 @@
 #include "../cta/cta_scan.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/lookback.hpp"
+#include "../platform/intrinsics.hpp"
 #include "../platform/memory.hpp"
 #include "partition.hpp"
 #include "preconditions.hpp"
@@ -39,9 +40,12 @@
 
 namespace mgpu {
 
-// The scan's tiles (128 threads, about 164 bytes of values each, an odd count of at most 63).
+// 128 threads with about 124 bytes of values each (an odd count of at most 63): 31 four-byte
+// values. On an H100 (int32 sums, 2^28 values, bench/results/2026-11-25_h100_segscan_shapes.txt),
+// 128 x 31 against the plain scan's 128 x 41: segments of 1 0.89x -> 0.94x CUB, of 2 1.12x ->
+// 1.19x, of 32 1.54x -> 1.58x, of 1024 1.40x -> 1.39x; smaller tiles lost on long segments.
 template <typename T>
-using segmented_scan_params = scan_params<T>;
+using segmented_scan_params = launch_params<128, (124 / sizeof(T) >= 63 ? 63 : int(124 / sizeof(T)) | 1)>;
 
 namespace detail {
 
@@ -97,35 +101,52 @@ struct index_heads {
     for (int j = tid; j < NV / 32 + 2; j += NT) words[j] = tile == 0 && j == 0 ? 1u : 0u;
     __syncthreads();
     // Each warp takes 32 consecutive heads at a time. Sorted heads that share a word sit in
-    // neighbouring lanes, so the warp first ORs each run of them together and the run's first
-    // lane sets them with one atomic: segments of one element would otherwise have 32 lanes
-    // serialize on one word. (The range check keeps unsorted heads, undefined in unchecked mode,
-    // inside the tile; they may then be missed, never written outside it.)
+    // neighbouring lanes: the warp ORs each run of them together and the run's first lane sets
+    // them with one atomic (32 lanes setting bits of one word would serialize). Where the warp's
+    // heads fall in one or two words (segments of a few items), one full-warp OR per word does it;
+    // otherwise shuffles OR each run, in as many rounds as the longest run needs. (The range check
+    // keeps unsorted heads, undefined in unchecked mode, inside the tile; they may then be
+    // missed, never written outside it.)
     // A thread loads `batch` heads before it marks any: with one load at a time, a tile dense
-    // in heads (segments of 1) waited out a memory latency per 128 of them.
-    constexpr int batch = 8;
+    // in heads (segments of 1) waited out a memory latency per 128 of them. (4 ran as fast as 8 on
+    // an H100; 12 to 24 were slower: registers.)
+    constexpr int batch = 4;
     const int lane = tid % warp_size;
     const std::int64_t end = tile_heads[tile + 1];
     for (std::int64_t h0 = tile_heads[tile] + (tid - lane); h0 < end; h0 += NT * batch) {
-      std::int64_t p[batch];
+      int p[batch];  // positions in the tile; -1 outside it
       MGPU_UNROLL
       for (int k = 0; k < batch; ++k) {
         const std::int64_t h = h0 + NT * k + lane;
-        p[k] = h < end ? std::int64_t(heads[h]) - base : -1;
+        const std::int64_t position = h < end ? std::int64_t(heads[h]) - base : -1;
+        p[k] = 0 <= position && position < valid ? int(position) : -1;
       }
       MGPU_UNROLL
       for (int k = 0; k < batch; ++k) {
-        bool inside = 0 <= p[k] && p[k] < valid;
-        int word = inside ? int(p[k] / 32) : -1 - lane;  // lanes outside match no other lane
+        const bool inside = p[k] >= 0;
+        const int word = inside ? int(p[k] / 32) : -1 - lane;  // lanes outside match no other lane
         unsigned bits = inside ? 1u << (p[k] % 32) : 0u;
-        MGPU_UNROLL
-        for (int offset = 1; offset < warp_size; offset *= 2) {
-          unsigned other_bits = __shfl_down_sync(full_warp_mask, bits, unsigned(offset));
-          int other_word = __shfl_down_sync(full_warp_mask, word, unsigned(offset));
-          if (lane + offset < warp_size && other_word == word) bits |= other_bits;
+        const int previous_word = __shfl_up_sync(full_warp_mask, word, 1u);
+        const bool run_first = inside && (lane == 0 || previous_word != word);
+        const unsigned firsts = __ballot_sync(full_warp_mask, run_first);
+        if (__popc(firsts) <= 2) {
+          for (unsigned todo = firsts; todo; todo &= todo - 1) {
+            const int leader = __ffs(int(todo)) - 1;
+            const int leader_word = __shfl_sync(full_warp_mask, word, leader);
+            const unsigned word_bits = warp_or(word == leader_word ? bits : 0u);
+            if (lane == leader) atomicOr(words + leader_word, word_bits);
+          }
+        } else {
+          const unsigned later_firsts = firsts & ~(2u * (1u << lane) - 1u);  // (lane 31: none)
+          const int run_length = (later_firsts ? __ffs(int(later_firsts)) - 1 : warp_size) - lane;
+          const int longest = warp_max(run_first ? run_length : 0);
+          for (int offset = 1; offset < longest; offset *= 2) {
+            unsigned other_bits = __shfl_down_sync(full_warp_mask, bits, unsigned(offset));
+            int other_word = __shfl_down_sync(full_warp_mask, word, unsigned(offset));
+            if (lane + offset < warp_size && other_word == word) bits |= other_bits;
+          }
+          if (run_first) atomicOr(words + word, bits);
         }
-        int previous_word = __shfl_up_sync(full_warp_mask, word, 1u);
-        if (inside && (lane == 0 || previous_word != word)) atomicOr(words + word, bits);
       }
     }
     __syncthreads();
