@@ -218,6 +218,70 @@ double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flu
   return times.size() % 2 ? times[m] : (times[m - 1] + times[m]) / 2;
 }
 
+// The per-call time in milliseconds of small calls (no L2 flush: a caller of small functions runs
+// them back to back, with warm caches): `calls` calls of f() one after another on `stream` after
+// `warmup` untimed ones, or, with `graph`, as many replays of a CUDA graph captured from one call of
+// f() (its host work gone: what is left is the device-side cost). Without a setup, one pair of
+// events brackets all calls; with one (setup() restores an in-place call's input), each call has
+// its own pair, setup() outside it, and the times are summed. A call that cannot be captured (it
+// waits for the device, say) throws.
+template <class F, class S = no_setup>
+double per_call_ms(F&& f, bool graph, int warmup, int calls, cudaStream_t stream, S&& setup = S()) {
+  constexpr bool each = !std::is_same<std::decay_t<S>, no_setup>::value;
+  cudaGraphExec_t exec = nullptr;
+  if (graph) {
+    MGPU_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    cudaGraph_t g = nullptr;
+    try {
+      f();
+    } catch (...) {
+      cudaStreamEndCapture(stream, &g);
+      if (g) cudaGraphDestroy(g);
+      cudaGetLastError();
+      throw;
+    }
+    MGPU_CUDA_CHECK(cudaStreamEndCapture(stream, &g));
+    cudaError_t made = cudaGraphInstantiate(&exec, g, 0);
+    cudaGraphDestroy(g);
+    MGPU_CUDA_CHECK(made);
+  }
+  auto call = [&] {
+    if (graph)
+      MGPU_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    else
+      f();
+  };
+  event start, stop;
+  for (int r = 0; r < warmup; ++r) {
+    setup();
+    call();
+  }
+  double total = 0;
+  auto elapsed = [&] {
+    MGPU_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    MGPU_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return double(ms);
+  };
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (each) {
+    for (int r = 0; r < calls; ++r) {
+      setup();
+      MGPU_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+      call();
+      MGPU_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+      total += elapsed();
+    }
+  } else {
+    MGPU_CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    for (int r = 0; r < calls; ++r) call();
+    MGPU_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    total = elapsed();
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  return total / calls;
+}
+
 // The practical ceiling of a streaming function: device-to-device cudaMemcpyAsync of 1 GiB, in
 // GB/s counting the bytes read plus the bytes written.
 inline double memcpy_gbps(cudaStream_t stream) {
@@ -541,6 +605,12 @@ struct env {
   double budget_ms = 0;         // per implementation and case: see median_ms
   std::int64_t headline_n = 0;  // the current primitive's headline size (set by main)
   std::uint64_t seed = 0x6d677075;
+  // Small-input mode (--small): time() gives the per-call time of `small_calls` calls back to back
+  // (rows "<primitive>/calls"), or with small_graph of as many replays of a CUDA graph of one call
+  // ("<primitive>/graph"), instead of a median with L2 flushed; see per_call_ms. main runs each
+  // case once per mode.
+  bool small = false, small_graph = false;
+  int small_calls = 200;
 
   cudaStream_t stream() const { return ctx.stream(); }
 
@@ -549,14 +619,22 @@ struct env {
   timed time(const std::string& impl, R&& run, S&& setup = S()) {
     timed t;
     t.impl = impl;
-    t.ms = median_ms(run, warmup, reps, stream(), &flush, setup, budget_ms, &t.runs);
+    if (small) {
+      t.ms = per_call_ms(run, small_graph, warmup, small_calls, stream(), setup);
+      t.runs = small_calls;
+    } else {
+      t.ms = median_ms(run, warmup, reps, stream(), &flush, setup, budget_ms, &t.runs);
+    }
     return t;
   }
 
   // Reports mgpu's time against the baselines' (the first is the primary one; none: no CCCL
   // equivalent). int32 rows at the primitive's headline size go into the summary.
   void add(const case_id& c, double bytes, const timed& mgpu, const std::vector<timed>& baselines) {
-    out.add(c, bytes, mgpu, baselines, c.type == "int32" && c.n == headline_n);
+    if (small)
+      out.add(case_id{c.primitive + (small_graph ? "/graph" : "/calls"), c.type, c.n}, bytes, mgpu, baselines, false);
+    else
+      out.add(c, bytes, mgpu, baselines, c.type == "int32" && c.n == headline_n);
   }
 
   // Times mgpu_run() and base_run() (same inputs, separate outputs) and reports both.

@@ -1345,15 +1345,18 @@ const std::vector<primitive>& primitives() {
 
 struct options {
   std::string csv, filter;
-  bool quick = false;
+  bool quick = false, small = false;
 };
 
 void usage(const char* argv0) {
   std::printf(
-      "usage: %s [--csv PATH] [--quick] [--filter SUBSTRING]\n"
+      "usage: %s [--csv PATH] [--quick | --small] [--filter SUBSTRING]\n"
       "  --csv PATH          also write the results as CSV to PATH\n"
       "  --quick             int32 only, one size per primitive (2^24 and 2^28 for reduce and scans),\n"
       "                      fewer repetitions\n"
+      "  --small             the fixed cost of a call: int32, n = 10^3, 10^4, 10^5, 10^6; per-call time\n"
+      "                      of 200 calls back to back (rows <primitive>/calls) and of 200 replays of\n"
+      "                      a CUDA graph holding one call (<primitive>/graph), L2 not flushed\n"
       "  --filter SUBSTRING  only the primitives whose name contains SUBSTRING\n"
       "primitives:",
       argv0);
@@ -1372,6 +1375,8 @@ options parse(int argc, char** argv) {
       o.filter = argv[++i];
     } else if (a == "--quick") {
       o.quick = true;
+    } else if (a == "--small") {
+      o.small = true;
     } else if (a == "--help" || a == "-h") {
       usage(argv[0]);
       std::exit(0);
@@ -1396,8 +1401,8 @@ std::string utc_now() {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows in a log as it happens
   options opt = parse(argc, argv);
-  const std::vector<elem> types =
-      opt.quick ? std::vector<elem>{elem::int32} : std::vector<elem>{elem::int32, elem::int64, elem::float32};
+  const std::vector<elem> types = opt.quick || opt.small ? std::vector<elem>{elem::int32}
+                                                         : std::vector<elem>{elem::int32, elem::int64, elem::float32};
   const int warmup = opt.quick ? 2 : 3, reps = opt.quick ? 10 : 25;
   // Slow calls (CUB's segmented sort of large segments: 40 ms to 0.3 s) get fewer runs: each
   // implementation of a case spends about this long in its timed runs (see bench::median_ms).
@@ -1423,21 +1428,29 @@ int main(int argc, char** argv) {
     bench::report out(utc_now(), props.name, ceiling, opt.csv, reps);
     bench::l2_flush flush(props.l2_bytes);
     env e{ctx, warmup, reps, flush, out, budget_ms};
+    e.small = opt.small;
+    const std::vector<std::int64_t> small_sizes = {1000, 10000, 100000, 1000000};
     for (const primitive& p : primitives()) {
       if (p.name.find(opt.filter) == std::string::npos) continue;
       e.headline_n = std::int64_t(1) << p.sizes.headline;
+      std::vector<std::int64_t> sizes;
+      for (int lg : opt.quick ? p.sizes.quick : p.sizes.full) sizes.push_back(std::int64_t(1) << lg);
+      if (opt.small) sizes = small_sizes;
       for (elem t : types) {
         if (!p.all_types && t != elem::int32) continue;
-        for (int lg : opt.quick ? p.sizes.quick : p.sizes.full) {
-          std::int64_t n = std::int64_t(1) << lg;
-          try {
-            p.run(t, e, n);
-          } catch (const std::exception& ex) {
-            out.error(case_id{p.name, elem_name(t), n}, ex.what());
-            // Go on after a recoverable error (out of memory); stop once the context is broken.
-            cudaGetLastError();
-            if (cudaError_t sticky = cudaDeviceSynchronize(); sticky != cudaSuccess)
-              throw mgpu::cuda_error(sticky, "cudaDeviceSynchronize after a failed case");
+        for (std::int64_t n : sizes) {
+          for (bool graph : opt.small ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+            e.small_graph = graph;
+            try {
+              p.run(t, e, n);
+            } catch (const std::exception& ex) {
+              out.error(case_id{p.name + (opt.small ? graph ? "/graph" : "/calls" : ""), elem_name(t), n}, ex.what());
+              // Go on after a recoverable error (out of memory, a call that cannot be captured);
+              // stop once the context is broken.
+              cudaGetLastError();
+              if (cudaError_t sticky = cudaDeviceSynchronize(); sticky != cudaSuccess)
+                throw mgpu::cuda_error(sticky, "cudaDeviceSynchronize after a failed case");
+            }
           }
         }
       }

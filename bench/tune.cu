@@ -2,8 +2,8 @@
 //
 // Times one primitive under several launch shapes against its CCCL baseline at one size, to
 // choose the defaults in the tuning tables (METHOD: build here, carry, run all variants in one
-// call). Usage: mgpu_tune [log2 n] [reduce|scan|merge|sort|sortshapes|pairshapes|segshapes|segpairshapes|profile|
-// profilemerge].
+// call). Usage: mgpu_tune [log2 n] [mode]; the modes (reduce, scan, merge, sort, the *shapes
+// sweeps, compactstaging, the profile* runs for ncu, ...) are listed in main().
 // Not part of the regular benchmark.
 #include "bench_common.hpp"
 
@@ -501,6 +501,104 @@ void tune_compact(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   cudaFree(temp);
 }
 
+struct below_500_of_any {
+  template <class T>
+  __host__ __device__ bool operator()(const T& x) const {
+    return x < T(500);
+  }
+};
+
+// compact of n values of T uniform in [0, 1000) (flags = false: keeping those below 500; flags =
+// true: by a byte flag per value, set for those below 500) under each shape, with the kept items
+// stored straight from registers ("direct") and gathered in shared memory and stored as whole
+// lines ("staged", the library's way); CUB's DeviceSelect as the baseline.
+template <class T, bool flags, class... Shapes>
+void tune_compact_staging(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush, bool staged_only = false) {
+  bench::device_array<T> in(n), out(n), ref(n);
+  bench::device_array<unsigned char> flag(n);
+  bench::device_array<std::int64_t> count(1);
+  bench::device_array<int> ref_count(1);
+  bench::fill_random<T>(in.data(), n, 23, T(0), T(999), ctx);
+  mgpu::transform([=, f = flag.data(), x = in.data()] MGPU_LAMBDA(std::int64_t i) { f[i] = x[i] < T(500); }, n, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_run = [&] {
+    if constexpr (flags)
+      return cub::DeviceSelect::Flagged(temp, bytes, in.data(), flag.data(), ref.data(), ref_count.data(), n,
+                                        ctx.stream());
+    else
+      return cub::DeviceSelect::If(temp, bytes, in.data(), ref.data(), ref_count.data(), n, below_500_of_any(),
+                                   ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_run());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  double cub_ms = bench::median_ms(cub_run, 3, 15, ctx.stream(), &flush);
+  std::int64_t kept = ref_count.at(0, ctx.stream());
+  std::printf("compact%s %s n=%lld (%lld kept): cub %.4f ms\n", flags ? "_by_flags" : "", name_of<T>(), (long long)n,
+              (long long)kept, cub_ms);
+  auto one = [&](auto shape, auto variant) {
+    using P = decltype(shape);
+    constexpr int v = decltype(variant)::value;
+    using sink_t = mgpu::detail::store_items<T*, v == 1>;
+    auto run = [&] {
+      if constexpr (flags)
+        mgpu::detail::compact_tiles<P>("compact", n,
+                                       mgpu::detail::select_flagged<T*, unsigned char*>{in.data(), flag.data()},
+                                       sink_t{out.data()}, count.data(), ctx);
+      else
+        mgpu::detail::compact_tiles<P>("compact", n,
+                                       mgpu::detail::select_if<T*, below_500_of_any>{in.data(), below_500_of_any()},
+                                       sink_t{out.data()}, count.data(), ctx);
+    };
+    double ms = bench::median_ms(run, 3, 15, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), kept, ctx.stream());
+    std::printf("  <%4d,%3d,%d> %s %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, v == 0 ? "direct" : "staged",
+                ms, cub_ms / ms, m.count || count.at(0, ctx.stream()) != kept ? "MISMATCH" : "ok");
+  };
+  if (!staged_only) (one(Shapes{}, std::integral_constant<int, 0>{}), ...);
+  (one(Shapes{}, std::integral_constant<int, 1>{}), ...);
+  cudaFree(temp);
+}
+
+// Inclusive segmented scan (int32 sums) over profile_heads(n, size), under each shape, against
+// CUB's InclusiveSumByKey over segment ids.
+template <class... Shapes>
+void tune_segmented_scan(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
+  std::vector<int> h = profile_heads(n, size), ids(std::size_t(n), 0);
+  for (std::size_t s = 0; s < h.size(); ++s)
+    for (std::int64_t i = h[s]; i < (s + 1 < h.size() ? h[s + 1] : n); ++i) ids[std::size_t(i)] = int(s);
+  bench::device_array<int> heads(std::int64_t(h.size())), keys(n), in(n), out(n), ref(n);
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  MGPU_CUDA_CHECK(cudaMemcpy(keys.data(), ids.data(), ids.size() * sizeof(int), cudaMemcpyHostToDevice));
+  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_run = [&] {
+    return cub::DeviceScan::InclusiveSumByKey(temp, bytes, keys.data(), in.data(), ref.data(), int(n),
+                                              ::cuda::std::equal_to<>(), ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_run());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  double cub_ms = bench::median_ms(cub_run, 3, 15, ctx.stream(), &flush);
+  std::printf("segmented inclusive scan n=%lld segments of %d: cub %.4f ms\n", (long long)n, size, cub_ms);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    auto run = [&] {
+      mgpu::buffer<std::int64_t> tile_heads = mgpu::binary_search_partitions<mgpu::bounds::lower>(
+          mgpu::detail::indices_as_int64(heads.data()), std::int64_t(h.size()), n, P::nv, mgpu::less<>(), ctx);
+      mgpu::detail::segmented_scan_tiles<mgpu::scan_kind::inclusive, P>(
+          "scan", in.data(), n, mgpu::detail::index_heads<int*>{heads.data(), tile_heads.data()}, out.data(), 0,
+          mgpu::plus<int>(), ctx);
+    };
+    double ms = bench::median_ms(run, 3, 15, ctx.stream(), &flush);
+    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
+                m.count ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
 // load_balance_search and interval_expand over profile_heads(n, size) under each shape; outputs
 // checked against the first shape's.
 template <class... Shapes>
@@ -558,6 +656,39 @@ void profile_new_families(mgpu::context& ctx, std::int64_t n) {
   MGPU_CUDA_CHECK(cudaMemcpy(heads8.data(), h8.data(), h8.size() * sizeof(int), cudaMemcpyHostToDevice));
   mgpu::load_balance_search(n, mgpu::segments_by_heads(heads8.data(), std::int64_t(h8.size())), out.data(), ctx);
   MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+}
+
+// One call each of compact, compact_by_flags and an inclusive segmented scan of segments of 1,
+// and their CUB counterparts (DeviceSelect::If / Flagged, DeviceScan::InclusiveSumByKey over
+// segment ids), for a per-kernel look under ncu.
+void profile_primer(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> in(n), out(n), ref(n), ids(n);
+  bench::device_array<unsigned char> flags(n);
+  bench::device_array<std::int64_t> count(1);
+  bench::device_array<int> ref_count(1);
+  bench::fill_random<int>(in.data(), n, 23, 0, 999, ctx);
+  mgpu::transform([=, f = flags.data(), x = in.data()] MGPU_LAMBDA(std::int64_t i) { f[i] = x[i] < 500; }, n, ctx);
+  mgpu::transform([=, k = ids.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i); }, n, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0, most = 0;
+  cub::DeviceSelect::If(temp, bytes, in.data(), ref.data(), ref_count.data(), n, below_500(), ctx.stream());
+  most = std::max(most, bytes);
+  cub::DeviceSelect::Flagged(temp, bytes, in.data(), flags.data(), ref.data(), ref_count.data(), n, ctx.stream());
+  most = std::max(most, bytes);
+  cub::DeviceScan::InclusiveSumByKey(temp, bytes, ids.data(), in.data(), ref.data(), int(n), ::cuda::std::equal_to<>(),
+                                     ctx.stream());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, most));
+  mgpu::compact(in.data(), n, out.data(), count.data(), below_500(), ctx);
+  cub::DeviceSelect::If(temp, most, in.data(), ref.data(), ref_count.data(), n, below_500(), ctx.stream());
+  mgpu::compact_by_flags(in.data(), flags.data(), n, out.data(), count.data(), ctx);
+  cub::DeviceSelect::Flagged(temp, most, in.data(), flags.data(), ref.data(), ref_count.data(), n, ctx.stream());
+  mgpu::segmented_inclusive_scan(in.data(), n, mgpu::segments_by_heads(ids.data(), n), out.data(), mgpu::plus<int>(),
+                                 ctx);
+  cub::DeviceScan::InclusiveSumByKey(temp, most, ids.data(), in.data(), ref.data(), int(n), ::cuda::std::equal_to<>(),
+                                     ctx.stream());
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  cudaFree(temp);
 }
 
 template <int NT, int VT>
@@ -631,6 +762,33 @@ int main(int argc, char** argv) {
         tune_load_balance<lp<128, 11>, lp<128, 7>, lp<128, 15>, lp<256, 7>, lp<256, 11>, lp<64, 15>, lp<128, 19>,
                           lpm<128, 11, 16>>(ctx, n, size, flush);
     if (what == "profilenew") profile_new_families(ctx, n);
+    if (what == "profileprimer") profile_primer(ctx, n);
+    if (what == "segscanshapes")
+      for (int size : {1, 2, 32, 1024})
+        tune_segmented_scan<lp<128, 41>, lp<128, 31>, lp<128, 25>, lp<128, 23>, lp<128, 19>, lp<128, 15>, lp<256, 15>,
+                            lp<128, 11>>(ctx, n, size, flush);
+    if (what == "compactcaps") {  // register caps (min CTAs per SM), after compactshapes2
+      tune_compact_staging<int, false, lp<128, 32>, lpm<128, 32, 10>, lpm<128, 32, 9>, lpm<128, 32, 11>>(ctx, n, flush,
+                                                                                                         true);
+      tune_compact_staging<int, true, lp<128, 32>, lpm<128, 32, 10>, lp<256, 24>, lpm<256, 24, 5>, lpm<128, 24, 12>,
+                           lpm<128, 32, 9>>(ctx, n, flush, true);
+      tune_compact_staging<std::int64_t, false, lp<128, 32>, lpm<128, 32, 6>, lpm<128, 32, 7>, lpm<128, 24, 8>>(
+          ctx, n / 2, flush, true);
+    }
+    if (what == "compactshapes2") {  // staged shapes after compactstaging
+      tune_compact_staging<int, false, lp<128, 32>, lpm<128, 32, 10>, lp<96, 32>, lp<160, 32>, lp<192, 32>>(
+          ctx, n, flush, true);
+      tune_compact_staging<int, true, lp<256, 24>, lp<192, 32>, lp<384, 16>, lp<256, 20>, lp<512, 12>, lp<128, 24>>(
+          ctx, n, flush, true);
+      tune_compact_staging<std::int64_t, false, lp<128, 32>, lp<96, 32>, lpm<128, 32, 6>, lp<160, 24>>(ctx, n / 2,
+                                                                                                       flush, true);
+    }
+    if (what == "compactstaging") {
+      tune_compact_staging<int, false, lp<128, 32>, lp<256, 32>, lp<256, 24>>(ctx, n, flush);
+      tune_compact_staging<int, true, lp<128, 32>, lp<256, 32>, lp<128, 24>, lp<256, 24>>(ctx, n, flush);
+      tune_compact_staging<std::int64_t, false, lp<128, 16>, lp<256, 16>, lp<128, 24>, lp<384, 11>, lp<128, 32>>(
+          ctx, n / 2, flush);
+    }
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;
