@@ -127,7 +127,7 @@ MGPU_TEST(Compact, CountOutputsAndIterators) {
 MGPU_TEST(Compact, ByFlags) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
-  for (std::int64_t n : sizes_for(compact_nv)) {
+  for (std::int64_t n : sizes_for(mgpu::compact_by_flags_params<std::int64_t>::nv)) {
     SCOPED_TRACE("n=" + std::to_string(n));
     std::vector<std::int64_t> host = random_vector<std::int64_t>(n, rng, -1e12, 1e12);
     for (int percent : {0, 3, 50, 100}) {

@@ -11,9 +11,12 @@
 // 3. The number kept before the tile comes from a decoupled look-back over tile counts
 //    (cta/count_lookback.hpp): the counting pass and the scatter pass of a two-pass compaction
 //    fused, so the input is read once and the host never waits.
-// 4. Each kept item is stored straight from registers. The kept items of one row go to
-//    consecutive places, so every store of a warp writes one contiguous run: no staging in shared
-//    memory, one barrier pair per tile. The last tile writes the total.
+// 4. The kept items are gathered in shared memory in output order, then stored from the aligned
+//    group of 32 positions that holds the tile's first, so each store of a warp writes whole
+//    sectors. (Stores straight from registers, a run of about 16 items at a random offset per
+//    row, ran 5-8% slower on an H100: bench/results/2026-11-25_h100_compact_staging.txt.)
+//    transform_compact calls write(index, position) straight from the deciding thread. The last
+//    tile writes the total.
 //
 // compact_by_flags reads a value only where its flag is set: sparse flags read few values.
 #pragma once
@@ -31,11 +34,23 @@
 
 namespace mgpu {
 
-// The tile shape for values of type T: 128 threads with 128 bytes of values each (at most 32
-// values: a thread keeps one bit per value), 4,096 four-byte values per tile. Large tiles amortize
-// the look-back; a thread holds its values in registers until the look-back answers.
+// The tile shape of compact for values of type T: 128 threads with up to 256 bytes of values each
+// (at most 32 values: a thread keeps one bit per value), 4,096 four- or eight-byte values per
+// tile. Large tiles amortize the look-back; a thread holds its values in registers until the
+// look-back answers. 4- and 8-byte values also cap registers for 10 (6) CTAs an SM: on an H100
+// 128 x 32 was the fastest shape, and the cap made it 3-4% faster from 2^22 int32 (2^23 int64)
+// values up, 1-2% slower below (bench/results/2026-11-25_h100_compact_staging.txt).
 template <typename T>
-using compact_params = launch_params<128, std::max(1, std::min(32, int(128 / sizeof(T))))>;
+using compact_params = launch_params<128, std::max(1, std::min(32, int(256 / sizeof(T)))),
+                                     sizeof(T) == 4   ? 10
+                                     : sizeof(T) == 8 ? 6
+                                                      : 0>;
+
+// The tile shape of compact_by_flags: 128 threads with up to 256 bytes of values each, no register
+// cap. Its loads come in two dependent rounds (flags, then the values kept); on an H100 (int32) the
+// caps of compact cost it 10-35%, and 256 x 24, 7% faster at 2^28, was 25-35% slower at 2^20-2^22.
+template <typename T>
+using compact_by_flags_params = launch_params<128, std::max(1, std::min(32, int(256 / sizeof(T))))>;
 
 // Whether Pred can decide about a value of type T: pred(value) callable and convertible to bool.
 // (A __device__-only lambda cannot be asked on the host; nvcc checks it where it is called.)
@@ -78,10 +93,13 @@ struct select_indices {
   MGPU_DEVICE bool load(std::int64_t index, empty_t&) const { return bool(keep(index)); }
 };
 
-// Where a kept item goes: sink(item, index, position), position being the number of items kept
-// before it.
-template <typename Out>
+// Where a kept item goes. store_items writes output[position], position being the number of items
+// kept before it; with `staged`, the tile's kept items are first gathered in shared memory in
+// output order, so that every store of a warp writes whole aligned lines. call_write calls
+// write(index, position) straight from the thread that decided.
+template <typename Out, bool Staged = true>
 struct store_items {
+  static constexpr bool staged = Staged;
   Out output;
   template <typename T>
   MGPU_DEVICE void operator()(const T& item, std::int64_t, std::int64_t position) const {
@@ -90,6 +108,7 @@ struct store_items {
 };
 template <typename Write>
 struct call_write {
+  static constexpr bool staged = false;
   Write write;
   MGPU_DEVICE void operator()(empty_t, std::int64_t index, std::int64_t position) const { write(index, position); }
 };
@@ -127,7 +146,8 @@ void compact_tiles(const char* fn, std::int64_t count, Source source, Sink sink,
 
   struct storage_t {
     int warp_counts[warps];
-    std::int64_t warp_first[warps];  // the output position of each warp's first kept item
+    std::int64_t warp_first[warps];        // the output position of each warp's first kept item
+    item_t staged[Sink::staged ? NV : 1];  // the tile's kept items, in output order
   };
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> shared;
@@ -177,13 +197,32 @@ void compact_tiles(const char* fn, std::int64_t count, Source source, Sink sink,
     }
     __syncthreads();
 
-    std::int64_t position = s.warp_first[warp];
+    // Each row's kept items, in lane order, go to consecutive places: into shared memory at their
+    // place in the tile's run (staged sinks), or to the sink at their output position.
+    // (`if (Sink::staged)`, not `if constexpr`: nvcc's lambdas may not first capture `sink` there.)
+    const std::int64_t tile_first = s.warp_first[0];
+    std::int64_t position = s.warp_first[warp] - (Sink::staged ? tile_first : 0);
     const unsigned lanes_below = (1u << lane) - 1;
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       unsigned row = __ballot_sync(full_warp_mask, (kept >> i) & 1u);
-      if ((kept >> i) & 1u) sink(items[i], base + first + warp_size * i, position + __popc(row & lanes_below));
+      if ((kept >> i) & 1u) {
+        const std::int64_t place = position + __popc(row & lanes_below);
+        if (Sink::staged)
+          s.staged[place] = items[i];
+        else
+          sink(items[i], base + first + warp_size * i, place);
+      }
       position += __popc(row);
+    }
+    if (Sink::staged) {
+      // The tile's run [tile_first, tile_first + tile_kept), from the aligned group of 32 output
+      // positions that holds its first: each store of a warp covers whole sectors.
+      const int tile_kept = int(s.warp_first[warps - 1] - tile_first) + s.warp_counts[warps - 1];
+      __syncthreads();
+      const int skew = int(tile_first % warp_size);
+      for (int j = tid - skew; j < tile_kept; j += NT)
+        if (j >= 0) sink(s.staged[j], 0, tile_first + j);
     }
   };
   cta_launch<P>(kernel, tiles, ctx);
@@ -238,7 +277,7 @@ void compact_by_flags(It input, FlagIt flags, std::int64_t count, Out output, Co
   const char* fn = "mgpu::compact_by_flags";
   detail::check_compact(fn, count, input, flags, output);
   detail::check_pointer(fn, "num_selected", num_selected, 1);
-  detail::compact_tiles<params_or<params, compact_params<T>>>(
+  detail::compact_tiles<params_or<params, compact_by_flags_params<T>>>(
       fn, count, detail::select_flagged<It, FlagIt>{input, flags}, detail::store_items<Out>{output}, num_selected, ctx);
 }
 
