@@ -1420,10 +1420,16 @@ int main(int argc, char** argv) {
                 CUB_SUBMINOR_VERSION);
     double ceiling = bench::memcpy_gbps(ctx.stream());
     std::printf("memcpy ceiling (device-to-device 1 GiB, read + write): %.1f GB/s\n", ceiling);
-    std::printf(
-        "method: median of %d runs after %d warm-ups (slow calls: fewer, at least %d, about %.0f ms of runs), "
-        "L2 flushed before each; GB/s counts the fewest bytes\n",
-        reps, warmup, bench::min_reps, budget_ms);
+    if (opt.small)
+      std::printf(
+          "method (--small): per-call time of 200 calls back to back (<primitive>/calls) and of 200 replays of a "
+          "CUDA graph of one call (<primitive>/graph), after %d warm-ups, L2 not flushed\n",
+          warmup);
+    else
+      std::printf(
+          "method: median of %d runs after %d warm-ups (slow calls: fewer, at least %d, about %.0f ms of runs), "
+          "L2 flushed before each; GB/s counts the fewest bytes\n",
+          reps, warmup, bench::min_reps, budget_ms);
 
     bench::report out(utc_now(), props.name, ceiling, opt.csv, reps);
     bench::l2_flush flush(props.l2_bytes);
