@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Throughput-versus-size charts from mgpu_bench CSV files.
 
-usage: plot.py CSV [CSV ...] -o OUT_DIR [--families] [--markdown FILE]
+usage: plot.py CSV [CSV ...] -o OUT_DIR [--families | --small] [--markdown FILE]
 
 Writes OUT_DIR/<primitive>_<type>.png for every primitive and element type in the CSVs: GB/s
 against n (log2 axis), one line per implementation, with the run's memcpy ceiling dashed. When
 the CSVs hold several runs (device, date), each run gets its own lines, labelled with both.
+
+--small plots a run of `mgpu_bench --small` instead (OUT_DIR/small_<family>.png): per family, a
+panel per primitive with the per-call time in microseconds against n, solid for calls back to back
+and dashed for CUDA graph replays; with --markdown, the per-call times and ratios as tables.
 
 --families writes one chart per family instead (OUT_DIR/family_<name>.png, one run): a panel per
 primitive and type measured at several sizes (GB/s against n), and one panel of bars for the
@@ -162,12 +166,83 @@ def plot_families(rows, out_dir, plt, FuncFormatter):
         print(path)
 
 
+def small_cases(rows):
+    """(primitive, type) -> mode ("calls" or "graph") -> impl -> rows, from the rows of --small."""
+    cases = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in rows:
+        primitive, _, mode = r["primitive"].rpartition("/")
+        if mode in ("calls", "graph"):
+            cases[(primitive, r["type"])][mode][r["impl"]].append(r)
+    return cases
+
+
+def write_small_markdown(rows, path):
+    cases = small_cases(rows)
+    with open(path, "w") as out:
+        for name, _ in FAMILIES + [("other", ())]:
+            mine = sorted(c for c in cases if family_of(c[0]) == name)
+            if not mine:
+                continue
+            out.write(f"### {name}\n\n| primitive | n | calls: mgpu us | baseline us | ratio | graph: mgpu us | "
+                      f"baseline us | ratio |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+            for case in mine:
+                sizes = sorted({r["n"] for impls in cases[case].values() for pts in impls.values() for r in pts})
+                for n in sizes:
+                    cells = []
+                    for mode in ("calls", "graph"):
+                        mgpu = [r for r in cases[case][mode].get("mgpu", []) if r["n"] == n]
+                        base = [r for impl, pts in cases[case][mode].items() if impl != "mgpu" for r in pts
+                                if r["n"] == n]
+                        if mgpu and base:
+                            cells += [f"{mgpu[0]['ms'] * 1e3:.1f}", f"{base[0]['ms'] * 1e3:.1f} ({base[0]['impl']})",
+                                      f"{base[0]['ms'] / mgpu[0]['ms']:.2f}x"]
+                        else:
+                            cells += ["-", "-", "no row"]
+                    out.write(f"| {case[0]} | {n:,} | " + " | ".join(cells) + " |\n")
+            out.write("\n")
+    print(path)
+
+
+def plot_small(rows, out_dir, plt):
+    device = rows[0]["device"]
+    cases = small_cases(rows)
+    for name, _ in FAMILIES:
+        mine = sorted(c for c in cases if family_of(c[0]) == name)
+        if not mine:
+            continue
+        cols = min(4, len(mine))
+        grid_rows = (len(mine) + cols - 1) // cols
+        fig, axes = plt.subplots(grid_rows, cols, figsize=(4.2 * cols, 3.2 * grid_rows), squeeze=False)
+        for i, case in enumerate(mine):
+            ax = axes[i // cols][i % cols]
+            for mode, style in (("calls", "-"), ("graph", "--")):
+                for impl, pts in sorted(cases[case][mode].items()):
+                    pts.sort(key=lambda r: r["n"])
+                    ax.plot([r["n"] for r in pts], [r["ms"] * 1e3 for r in pts], style, marker="o", markersize=3,
+                            label=f"{impl} {mode}", color=COLOURS.get(impl))
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(case[0], fontsize=9)
+            ax.set_ylabel("us per call", fontsize=8)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=6)
+        for j in range(len(mine), grid_rows * cols):
+            axes[j // cols][j % cols].axis("off")
+        fig.suptitle(f"{name}: per-call time of small calls ({device})", fontsize=10)
+        fig.tight_layout(rect=(0, 0, 1, 0.96))
+        path = os.path.join(out_dir, f"small_{slug(name)}.png")
+        fig.savefig(path, dpi=72)
+        plt.close(fig)
+        print(path)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Plot mgpu_bench CSV files: GB/s against n.")
     parser.add_argument("csv", nargs="+", help="CSV files written by mgpu_bench --csv")
     parser.add_argument("-o", "--out-dir", required=True, help="directory for the PNG files (created if missing)")
     parser.add_argument("--families", action="store_true", help="one chart per family (one run's CSV)")
     parser.add_argument("--markdown", help="also write the families' tables of ratios to this file")
+    parser.add_argument("--small", action="store_true", help="the CSV is a run of mgpu_bench --small")
     args = parser.parse_args()
 
     # Imported here so that --help works without it, and a missing install says what to do.
@@ -185,6 +260,11 @@ def main():
     runs = sorted({(r["device"], r["date"]) for r in rows})
     several_runs = len(runs) > 1
     os.makedirs(args.out_dir, exist_ok=True)
+    if args.small:
+        if args.markdown:
+            write_small_markdown(rows, args.markdown)
+        plot_small(rows, args.out_dir, plt)
+        return
     if args.markdown:
         write_markdown(rows, args.markdown)
     if args.families:
