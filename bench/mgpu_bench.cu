@@ -1176,7 +1176,9 @@ void spmv_run(env& e, const std::string& name, matrix_kind kind, std::int64_t n)
                             : kind == matrix_kind::rows_of_1   ? n
                             : kind == matrix_kind::sparse_rows ? n / 4
                                                                : n / 8;
-  const std::int64_t cols = rows, dense = rows / 2, half = n / 2;
+  // At least 1,024 columns: rows of up to 64 random columns in a matrix of fewer columns than that
+  // (n = 10^3 of --small) could hold more entries than rows x cols, which cuSPARSE rejects.
+  const std::int64_t cols = std::max<std::int64_t>(rows, 1024), dense = rows / 2, half = n / 2;
   device_array<int> sizes(rows + 1), offsets(rows + 1);
   int* s = sizes.data();
   std::uint64_t seed = e.seed ^ 0xc2;
