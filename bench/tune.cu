@@ -25,6 +25,14 @@
 
 namespace {
 
+// One line of a shape sweep: the shape, an optional label, its time, the ratio to CUB's time, and
+// whether its output matched the reference.
+template <class P>
+void print_shape(double ms, double cub_ms, bool matches, const char* label = "") {
+  std::printf("  <%4d,%3d,%d>%s%s %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, *label ? " " : "", label, ms,
+              cub_ms / ms, matches ? "ok" : "MISMATCH");
+}
+
 template <class T>
 const char* name_of() {
   return std::is_floating_point<T>::value ? "float" : sizeof(T) == 4 ? "int32" : "int64";
@@ -47,8 +55,7 @@ void tune_scan(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
     double ms = bench::median_ms([&] { mgpu::exclusive_scan<P>(in.data(), n, out.data(), T(0), mgpu::plus<T>(), ctx); },
                                  3, 15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
-                m.count ? "MISMATCH" : "ok");
+    print_shape<P>(ms, cub_ms, m.count == 0);
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -121,8 +128,7 @@ void tune_merge(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
     // Only keys are compared: these inputs may repeat keys, and CUB's merge is not documented as
     // stable, so its values for equal keys need not be in our order.
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
-                m.count ? "MISMATCH" : "ok");
+    print_shape<P>(ms, cub_ms, m.count == 0);
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -494,8 +500,7 @@ void tune_compact(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
     double ms = bench::median_ms([&] { mgpu::compact<P>(in.data(), n, out.data(), count.data(), below_500(), ctx); }, 3,
                                  15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), kept, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
-                m.count || count.at(0, ctx.stream()) != kept ? "MISMATCH" : "ok");
+    print_shape<P>(ms, cub_ms, m.count == 0 && count.at(0, ctx.stream()) == kept);
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -552,8 +557,7 @@ void tune_compact_staging(mgpu::context& ctx, std::int64_t n, bench::l2_flush& f
     };
     double ms = bench::median_ms(run, 3, 15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), kept, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %s %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, v == 0 ? "direct" : "staged",
-                ms, cub_ms / ms, m.count || count.at(0, ctx.stream()) != kept ? "MISMATCH" : "ok");
+    print_shape<P>(ms, cub_ms, m.count == 0 && count.at(0, ctx.stream()) == kept, v == 0 ? "direct" : "staged");
   };
   if (!staged_only) (one(Shapes{}, std::integral_constant<int, 0>{}), ...);
   (one(Shapes{}, std::integral_constant<int, 1>{}), ...);
@@ -592,8 +596,7 @@ void tune_segmented_scan(mgpu::context& ctx, std::int64_t n, int size, bench::l2
     };
     double ms = bench::median_ms(run, 3, 15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
-                m.count ? "MISMATCH" : "ok");
+    print_shape<P>(ms, cub_ms, m.count == 0);
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
