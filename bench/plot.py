@@ -106,6 +106,15 @@ def write_markdown(rows, path):
     print(path)
 
 
+def save_figure(plt, fig, title, path, dpi, top):
+    """A family figure's title, layout (panels below `top`), file and close."""
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, top))
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    print(path)
+
+
 def plot_families(rows, out_dir, plt, FuncFormatter):
     device = rows[0]["device"]
     ceiling = next((r["gb_per_s"] * 100.0 / r["pct_memcpy"] for r in rows if r["pct_memcpy"] > 0), None)
@@ -158,12 +167,7 @@ def plot_families(rows, out_dir, plt, FuncFormatter):
                          fontsize=9)
             ax.grid(True, axis="y", alpha=0.3)
             ax.legend(fontsize=7, ncol=len(impls) + 1)
-        fig.suptitle(f"{name} ({device})", fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.97))
-        path = os.path.join(out_dir, f"family_{slug(name)}.png")
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        print(path)
+        save_figure(plt, fig, f"{name} ({device})", os.path.join(out_dir, f"family_{slug(name)}.png"), 100, 0.97)
 
 
 def small_cases(rows):
@@ -228,12 +232,8 @@ def plot_small(rows, out_dir, plt):
             ax.legend(fontsize=6)
         for j in range(len(mine), grid_rows * cols):
             axes[j // cols][j % cols].axis("off")
-        fig.suptitle(f"{name}: per-call time of small calls ({device})", fontsize=10)
-        fig.tight_layout(rect=(0, 0, 1, 0.96))
-        path = os.path.join(out_dir, f"small_{slug(name)}.png")
-        fig.savefig(path, dpi=72)
-        plt.close(fig)
-        print(path)
+        save_figure(plt, fig, f"{name}: per-call time of small calls ({device})",
+                    os.path.join(out_dir, f"small_{slug(name)}.png"), 72, 0.96)
 
 
 def main():
