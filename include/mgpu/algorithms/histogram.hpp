@@ -227,13 +227,11 @@ void histogram_privatized(const char* fn, SampleIt samples, std::int64_t count, 
       if (v) add_count(output + (chunk_first + j), v);
     }
   };
-  // One wave of slices, but no more slices than tiles, at least 8 samples per bin and slice (the
-  // flush is then at most an eighth of the counting), and few enough samples per CTA for 32-bit
-  // counters.
+  // One wave of slices, but no more slices than tiles, and few enough samples per CTA for 32-bit
+  // counters. (Capping the slices to give each at least 8 samples per bin left 2^20 samples in
+  // 65,536 bins to 6 CTAs: 392 us at every size up to 2^24, 0.31x CUB at 2^20; H100, 2026-11-25.)
   const std::int64_t wave = one_wave<P, decltype(kernel)>(std::numeric_limits<int>::max(), ctx);
-  std::int64_t slices = std::max<std::int64_t>(1, wave / chunks);
-  slices =
-      std::min<std::int64_t>({slices, tiles, std::max<std::int64_t>(1, count / histogram_samples_per_bin / num_bins)});
+  std::int64_t slices = std::min<std::int64_t>(std::max<std::int64_t>(1, wave / chunks), tiles);
   slices = std::max<std::int64_t>(slices, div_up(count, std::int64_t(1) << 30));
   if (slices * chunks > std::numeric_limits<int>::max()) throw_argument(fn, "count", "needs too many CTAs");
   cta_launch<P>(kernel, int(slices * chunks), ctx);
