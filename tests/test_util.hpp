@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
+#include <ostream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -188,6 +190,81 @@ inline void expect_invalid_argument(const char* function, const char* parameter,
     EXPECT_NE(what.find(function), std::string::npos) << what;
     EXPECT_NE(what.find(std::string("'") + parameter + "'"), std::string::npos) << what;
   }
+}
+
+// What one call puts on its stream: kernel launches, memsets, copies and temporary allocations.
+struct enqueued {
+  int kernels = 0, memsets = 0, copies = 0, allocations = 0;
+  friend bool operator==(const enqueued& a, const enqueued& b) {
+    return a.kernels == b.kernels && a.memsets == b.memsets && a.copies == b.copies && a.allocations == b.allocations;
+  }
+};
+// Issue 20's rule for an input of at most one tile: one launch, nothing else.
+constexpr enqueued one_launch{1, 0, 0, 0};
+inline std::ostream& operator<<(std::ostream& os, const enqueued& e) {
+  return os << "{kernels " << e.kernels << ", memsets " << e.memsets << ", copies " << e.copies << ", allocations "
+            << e.allocations << "}";
+}
+
+// Runs call(ctx) once on a context of its own and reports what it enqueued: on CUDA, the nodes of
+// a CUDA graph captured from the call (kernels, memsets, copies; allocations are the graph's
+// allocation nodes); on the simulator, its operation counters and the context's allocator. The
+// call must not wait for the device (no host copies): everything it does is captured.
+template <typename Call>
+enqueued count_enqueued(Call call) {
+  enqueued e;
+#if defined(MGPU_BACKEND_CUDA)
+  cudaStream_t stream = nullptr;
+  MGPU_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  {
+    mgpu::context ctx(stream);
+    MGPU_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    try {
+      call(ctx);
+    } catch (...) {
+      cudaGraph_t g = nullptr;
+      cudaStreamEndCapture(stream, &g);
+      if (g) cudaGraphDestroy(g);
+      throw;
+    }
+    cudaGraph_t graph = nullptr;
+    MGPU_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    std::size_t n = 0;
+    MGPU_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &n));
+    std::vector<cudaGraphNode_t> nodes(n);
+    if (n) MGPU_CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &n));
+    for (cudaGraphNode_t node : nodes) {
+      cudaGraphNodeType type;
+      MGPU_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+      e.kernels += type == cudaGraphNodeTypeKernel;
+      e.memsets += type == cudaGraphNodeTypeMemset;
+      e.copies += type == cudaGraphNodeTypeMemcpy;
+      e.allocations += type == cudaGraphNodeTypeMemAlloc;
+    }
+    MGPU_CUDA_CHECK(cudaGraphDestroy(graph));
+  }
+  MGPU_CUDA_CHECK(cudaStreamDestroy(stream));
+#else
+  struct counting_allocator final : mgpu::allocator {
+    mgpu::pool_allocator pool{0};
+    int allocations = 0;
+    void* allocate(std::size_t bytes, mgpu::stream_t s) override {
+      ++allocations;
+      return pool.allocate(bytes, s);
+    }
+    void deallocate(void* p, std::size_t bytes, mgpu::stream_t s) override { pool.deallocate(p, bytes, s); }
+  };
+  auto alloc = std::make_shared<counting_allocator>();
+  mgpu::context ctx(nullptr, alloc);
+  mgpu::platform::sim_operations& run = mgpu::platform::sim_operations_run();
+  const long launches = run.launches, memsets = run.memsets, copies = run.copies;
+  call(ctx);
+  e.kernels = int(run.launches - launches);
+  e.memsets = int(run.memsets - memsets);
+  e.copies = int(run.copies - copies);
+  e.allocations = alloc->allocations;
+#endif
+  return e;
 }
 
 }  // namespace mgpu_test

@@ -90,6 +90,8 @@ int resident_ctas_per_sm(std::size_t dynamic_shared_bytes) {
 
 template <int NT, int MIN_CTAS, typename F, typename... Args>
 void launch_ctas(int num_ctas, std::size_t dynamic_shared_bytes, stream_t, const F& f, const Args&... args) {
+  if (num_ctas <= 0) return;
+  ++sim_operations_run().launches;
   sim::launch(num_ctas, NT, dynamic_shared_bytes, [&](int tid, int cta) { f(tid, cta, args...); });
 }
 

@@ -7,6 +7,7 @@
 #include "config.hpp"
 #include "error.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -138,19 +139,34 @@ inline void* pool_allocate(memory_pool, std::size_t bytes, stream_t) {
 }
 inline void pool_deallocate(void* p, stream_t) { std::free(p); }
 
+// What the simulator has run since the program started: the stream operations a CUDA graph of
+// the same calls would hold as nodes (launches of at least one CTA, memsets, copies). Tests read
+// it to check what a call enqueues (tests/test_util.hpp, count_enqueued).
+struct sim_operations {
+  std::atomic<long> launches{0}, memsets{0}, copies{0};
+};
+inline sim_operations& sim_operations_run() {
+  static sim_operations run;
+  return run;
+}
+
 // Kept out of line, as the CUDA calls they stand for are: inlined, g++ traced "device" pointers
 // back through the allocator's null return for 0 bytes and warned (-Warray-bounds) about a
 // memset that no path reaches.
 [[gnu::noinline]] inline void copy_to_device(void* dst, const void* src, std::size_t bytes, stream_t) {
+  ++sim_operations_run().copies;
   if (bytes) std::memmove(dst, src, bytes);
 }
 [[gnu::noinline]] inline void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_t) {
+  ++sim_operations_run().copies;
   if (bytes) std::memmove(dst, src, bytes);
 }
 [[gnu::noinline]] inline void copy_device(void* dst, const void* src, std::size_t bytes, stream_t) {
+  ++sim_operations_run().copies;
   if (bytes) std::memmove(dst, src, bytes);
 }
 [[gnu::noinline]] inline void memset_device(void* dst, int value, std::size_t bytes, stream_t) {
+  ++sim_operations_run().memsets;
   if (bytes) std::memset(dst, value, bytes);
 }
 
