@@ -3,6 +3,7 @@
 // mgpu::buffer<T>: an owning array in device memory, allocated from and ordered on a context.
 #pragma once
 
+#include "../platform/memory.hpp"
 #include "context.hpp"
 #include "cta_launch.hpp"
 
@@ -82,6 +83,14 @@ class buffer {
   T* data_ = nullptr;
   std::int64_t count_ = 0;
 };
+
+// `bytes` of device memory set to zero, stream-ordered: the state a look-back kernel starts from.
+// Nothing is allocated or set for 0 bytes (a look-back over a single tile needs no state).
+inline buffer<unsigned char> zeroed_bytes(std::size_t bytes, context& ctx) {
+  buffer<unsigned char> b(std::int64_t(bytes), ctx);
+  if (bytes) platform::memset_device(b.data(), 0, bytes, ctx.stream());
+  return b;
+}
 
 // A device copy of a host vector.
 template <typename T>

@@ -25,8 +25,11 @@ class count_lookback {
  public:
   enum : unsigned { status_empty = 0, status_aggregate = 1, status_prefix = 2 };
 
-  // Bytes of device memory for `num_tiles` tiles. Zero them before the kernel runs.
-  static std::size_t storage_bytes(std::int64_t num_tiles) { return std::size_t(num_tiles) * sizeof(std::uint64_t); }
+  // Bytes of device memory for `num_tiles` tiles. Zero them before the kernel runs. A single tile
+  // looks back on nothing: it needs none (a state on a null pointer, whose publish does nothing).
+  static std::size_t storage_bytes(std::int64_t num_tiles) {
+    return num_tiles > 1 ? std::size_t(num_tiles) * sizeof(std::uint64_t) : 0;
+  }
 
   count_lookback() = default;
   explicit count_lookback(void* storage) : words_(static_cast<std::uint64_t*>(storage)) {}
@@ -34,6 +37,7 @@ class count_lookback {
   // Publishes `count` (>= 0, < 2^62) for `tile`: the tile's own count (status_aggregate) or the
   // count of every tile up to and including it (status_prefix). Called by one thread.
   MGPU_DEVICE void publish(int tile, unsigned status, std::int64_t count) const {
+    if (!words_) return;  // a single tile's state
     store_relaxed(words_ + tile, (std::uint64_t(count) << 2) | status);
   }
 

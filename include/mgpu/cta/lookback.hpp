@@ -8,6 +8,8 @@
 //
 // Tiles must be processed so that a tile only waits on lower-numbered tiles, which are
 // guaranteed to be running or done (CTAs start in increasing block order on both backends).
+// A single tile looks back on nothing: its state needs no memory (storage_bytes(1) is 0, and the
+// state may be built on a null pointer), and publishing to it does nothing.
 #pragma once
 
 #include "../core/types.hpp"
@@ -41,9 +43,9 @@ class lookback_state {
   static constexpr bool wide = false;
 #endif
 
-  // Bytes of device memory for `num_tiles` tiles. Zero them before the kernel runs.
+  // Bytes of device memory for `num_tiles` tiles (0 for one). Zero them before the kernel runs.
   static std::size_t storage_bytes(std::int64_t num_tiles) {
-    std::size_t n = std::size_t(num_tiles);
+    std::size_t n = num_tiles > 1 ? std::size_t(num_tiles) : 0;
     if (packed) return n * sizeof(std::uint64_t);
     if (wide) return n * sizeof(word128);
     return round_up(n * sizeof(unsigned)) + 2 * round_up(n * words * sizeof(unsigned));
@@ -68,6 +70,8 @@ class lookback_state {
   // Publishes `value` for `tile` as its aggregate (status_aggregate) or its inclusive prefix
   // (status_prefix). Called by one thread.
   MGPU_DEVICE void publish(int tile, unsigned status, const T& value) const {
+    if (!(packed ? static_cast<const void*>(words_) : wide ? static_cast<const void*>(wide_words_) : status_))
+      return;  // a single tile's state
     if constexpr (packed) {
       unsigned bits = 0;
       std::memcpy(&bits, &value, sizeof(T));
