@@ -247,7 +247,11 @@ TYPED_TEST_SUITE(RadixSortTyped, radix_key_types);
 MGPU_TYPED_TEST(RadixSortTyped, MatchesStableSortBothOrders) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
-  for (std::int64_t n : sizes_for(mgpu::radix_sort_params<T>::nv, 200003)) {
+  std::vector<std::int64_t> sizes = sizes_for(mgpu::radix_sort_params<T>::nv, 200003);
+  // Around where the one-tile path (a mergesort tile; pairs carry std::int64_t values) ends.
+  for (std::int64_t nv : {mgpu::mergesort_params<T>::nv, mgpu::mergesort_params<T, std::int64_t>::nv})
+    sizes.insert(sizes.end(), {nv - 1, nv, nv + 1});
+  for (std::int64_t n : sizes) {
     SCOPED_TRACE("n=" + std::to_string(n));
     {
       SCOPED_TRACE("random bits");
@@ -441,3 +445,19 @@ MGPU_TEST(RadixSort, MoreThan2To31Keys) {
   EXPECT_TRUE(same(expected, tally.to_host()));
 }
 #endif
+
+// Issue 20: keys that fit one mergesort tile are sorted by one launch in the radix order, with no
+// temporaries, on both backends (their results: the typed tests above, at the tile's sizes).
+MGPU_TEST(RadixSort, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t keys_nv = mgpu::mergesort_params<float>::nv, pairs_nv = mgpu::mergesort_params<float, int>::nv;
+  mgpu::buffer<float> keys(keys_nv, ctx);
+  mgpu::buffer<int> values(pairs_nv, ctx);
+  keys.fill(1.0f);
+  float* k = keys.data();
+  int* v = values.data();
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::radix_sort(k, keys_nv, c); }), one_launch);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::radix_sort(k, keys_nv, radix_order::descending, 3, 20, c); }),
+            one_launch);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::radix_sort(k, v, pairs_nv, c); }), one_launch);
+}

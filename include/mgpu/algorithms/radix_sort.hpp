@@ -27,14 +27,18 @@
 // 4-bit counting-sort steps: per-thread counters, a CTA scan over them in digit-major order,
 // a scatter) and writes each key to its (digit, tile) slot plus its rank among the tile's keys of
 // that digit. Keys and values ping-pong between the caller's arrays and one temporary copy.
+// On both backends, an input that fits one mergesort tile (2,816 four-byte keys) is sorted by that
+// tile's blocksort with the radix order as comparator (radix_less): one launch, no temporaries.
 #pragma once
 
 #include "../core/buffer.hpp"
 #include "../core/checks.hpp"
 #include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
 #include "../core/operators.hpp"
 #include "../cta/cta_scan.hpp"
 #include "../cta/loadstore.hpp"
+#include "mergesort.hpp"
 #include "scan.hpp"
 
 #if defined(MGPU_BACKEND_CUDA)
@@ -115,6 +119,25 @@ struct radix_key {
       return b;
     }
   }
+};
+
+// The radix order as a comparator: keys compare by bits [begin_bit, end_bit) of their ordered
+// patterns, complemented for descending order. Sorting stably by it gives exactly what the radix
+// sort gives (the order of equal keys is fixed by stability).
+template <typename K>
+struct radix_less {
+  using bits_t = typename radix_key<K>::bits_t;
+  bits_t flip, mask;  // mask: end_bit - begin_bit low bits
+  int shift;          // begin_bit, below the key's width
+  radix_less(radix_order order, int begin_bit, int end_bit)
+      : flip(order == radix_order::descending ? bits_t(~bits_t(0)) : bits_t(0)),
+        mask(end_bit - begin_bit >= radix_key<K>::bits ? bits_t(~bits_t(0))
+                                                       : bits_t((std::uint64_t(1) << (end_bit - begin_bit)) - 1)),
+        shift(begin_bit) {}
+  MGPU_HOST_DEVICE bits_t sort_bits(K key) const {
+    return bits_t(bits_t(bits_t(radix_key<K>::ordered(key) ^ flip) >> shift) & mask);
+  }
+  MGPU_HOST_DEVICE bool operator()(K a, K b) const { return sort_bits(a) < sort_bits(b); }
 };
 
 // Bits of the global digit of one LSD pass, and of the two counting-sort steps within a tile.
@@ -388,6 +411,19 @@ void radix_sort_impl(K* keys, V* values, std::int64_t count, radix_order order, 
   if (end_bit < begin_bit || end_bit > key_bits)
     throw_argument(fn, "end_bit",
                    "must be in [begin_bit, " + std::to_string(key_bits) + "] (got " + std::to_string(end_bit) + ")");
+  if (count <= 1 || begin_bit == end_bit) return;
+  // An input of one mergesort tile is sorted by that tile's blocksort in the radix order: one
+  // launch and no temporaries, where CUB takes temporaries, and a copy back when its passes end
+  // in the alternate buffer.
+  using tile_params = mergesort_params<K, V>;
+  if (count <= tile_params::nv) {
+    const radix_less<K> comp(order, begin_bit, end_bit);
+    if constexpr (has_values_v<V>)
+      mergesort_impl<tile_params, K, V>(fn, keys, values, values, count, comp, ctx);
+    else
+      mergesort_impl<tile_params, K, V>(fn, keys, constant_iterator<empty_t>(), values, count, comp, ctx);
+    return;
+  }
 #if defined(MGPU_BACKEND_CUDA)
   // CUB (CCCL 3.0) places zeros inconsistently in one case: descending float/double sorts by a
   // partial bit range. Its multi-tile path extracts the digits of both zeros from -0.0's ordered
@@ -417,8 +453,8 @@ void radix_sort_impl(K* keys, V* values, std::int64_t count, radix_order order, 
 // reverse of the key order, still stable.
 //
 // Temporaries from the context: one copy of the keys (and, on the simulator, a few bytes per
-// tile). Stream-ordered on ctx.stream(); the host never waits. Counts above 2^31 work on both
-// backends. `params` tunes the portable kernels (simulator); CUDA uses CUB's own tuning.
+// tile); none for an input of one mergesort tile. Stream-ordered on ctx.stream(); the host never waits. Counts above
+// 2^31 work on both backends. `params` tunes the portable kernels (simulator); CUDA uses CUB's own tuning.
 //
 // Throws std::invalid_argument, before any work, for a negative count, a null `keys` with a
 // positive count, or a bit range outside 0 <= begin_bit <= end_bit <= 8 * sizeof(K); throws
