@@ -588,11 +588,8 @@ void tune_segmented_scan(mgpu::context& ctx, std::int64_t n, int size, bench::l2
   auto one = [&](auto shape) {
     using P = decltype(shape);
     auto run = [&] {
-      mgpu::buffer<std::int64_t> tile_heads = mgpu::binary_search_partitions<mgpu::bounds::lower>(
-          mgpu::detail::indices_as_int64(heads.data()), std::int64_t(h.size()), n, P::nv, mgpu::less<>(), ctx);
-      mgpu::detail::segmented_scan_tiles<mgpu::scan_kind::inclusive, P>(
-          "scan", in.data(), n, mgpu::detail::index_heads<int*>{heads.data(), tile_heads.data()}, out.data(), 0,
-          mgpu::plus<int>(), ctx);
+      mgpu::segmented_inclusive_scan<P>(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size())),
+                                        out.data(), mgpu::plus<int>(), ctx);
     };
     double ms = bench::median_ms(run, 3, 15, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());

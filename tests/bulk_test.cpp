@@ -438,3 +438,20 @@ MGPU_TEST(Bulk, UncheckedMisuseStaysInBounds) {
     EXPECT_TRUE(std::all_of(got.end() - guard, got.end(), [](int v) { return v == poison<int>(); }));
   }
 }
+
+// Issue 20: an input of at most one tile costs one launch, with no partition pass.
+MGPU_TEST(Bulk, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t remove_nv = mgpu::bulk_remove_params<int>::nv, insert_nv = mgpu::bulk_insert_params<int>::nv;
+  const std::int64_t n_max = std::max(remove_nv, insert_nv);
+  mgpu::buffer<int> in(n_max, ctx), out(n_max, ctx), indices(std::vector<int>{0, 1, 1}, ctx);
+  in.fill(1);
+  const int *i = in.data(), *x = indices.data();
+  int* o = out.data();
+  for (std::int64_t n : {std::int64_t(3), remove_nv})
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::bulk_remove(i, n, x, 2, o, c); }), one_launch)
+        << "bulk_remove, n = " << n;
+  for (std::int64_t n : {std::int64_t(4), insert_nv})
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::bulk_insert(i, x, 3, i, n - 3, o, c); }), one_launch)
+        << "bulk_insert, n = " << n;
+}

@@ -432,3 +432,28 @@ MGPU_TEST(MergeSort, BrokenPreconditionsStayInBounds) {
     }
   }
 }
+
+// Issue 20: an input of at most one tile costs one launch (no partition pass, no temporaries).
+MGPU_TEST(MergeSort, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t merge_nv = mgpu::merge_params<int>::nv, sort_nv = mgpu::mergesort_params<int>::nv;
+  const std::int64_t pairs_nv = mgpu::mergesort_params<int, int>::nv;
+  mgpu::buffer<int> a(merge_nv, ctx), b(merge_nv, ctx), out(2 * merge_nv, ctx), values_out(2 * merge_nv, ctx);
+  a.fill(1);
+  b.fill(2);
+  const int *pa = a.data(), *pb = b.data();
+  int *o = out.data(), *v = values_out.data();
+  for (std::int64_t n : {std::int64_t(1), merge_nv}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::merge(pa, n / 2, pb, n - n / 2, o, mgpu::less<>(), c); }),
+              one_launch);
+    EXPECT_EQ(count_enqueued(
+                  [&](mgpu::context& c) { mgpu::merge(pa, pb, n / 2, pb, pa, n - n / 2, o, v, mgpu::less<>(), c); }),
+              one_launch);
+  }
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::mergesort(o, sort_nv, mgpu::less<>(), c); }), one_launch);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::mergesort(o, v, pairs_nv, mgpu::less<>(), c); }), one_launch);
+  // Two tiles: the partition pass (its array allocated) joins the merge.
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::merge(pa, merge_nv, pb, 1, o, mgpu::less<>(), c); }),
+            (enqueued{2, 0, 0, 1}));
+}

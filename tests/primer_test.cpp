@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -614,4 +615,44 @@ MGPU_TEST(MapFamily, GatherScatterStencilTranspose) {
   double expected_sum = 0;
   for (int j : permutation) expected_sum += double(values[std::size_t(j)]);
   EXPECT_NEAR(sum.to_host()[0], expected_sum, 1e-6 * double(n) * 100);
+}
+
+// Issue 20: an input of at most one tile costs one launch (no look-back state, no partition of
+// the heads); a histogram adds the memset that zeroes its bins.
+MGPU_TEST(Primer, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t flags_nv = mgpu::compact_by_flags_params<std::int64_t>::nv;
+  const std::int64_t n_max = std::max<std::int64_t>({compact_nv, scan_nv, flags_nv});
+  mgpu::buffer<int> in(n_max, ctx), out(n_max, ctx);
+  mgpu::buffer<std::int64_t> wide_in(flags_nv, ctx), wide_out(flags_nv, ctx), selected(1, ctx);
+  mgpu::buffer<std::uint8_t> keep(flags_nv, ctx);
+  mgpu::buffer<std::int64_t> heads(std::vector<std::int64_t>{0, 3, 100}, ctx);
+  mgpu::buffer<unsigned> flags(std::vector<unsigned>(std::size_t(scan_nv / 32 + 1), 0x101u), ctx);
+  mgpu::buffer<unsigned> bins(256, ctx);
+  in.fill(7);
+  wide_in.fill(7);
+  keep.fill(1);
+  int *i = in.data(), *o = out.data();
+  std::int64_t* s = selected.data();
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(compact_nv)})
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::compact(i, n, o, s, below<int>{500}, c); }), one_launch)
+        << "compact, n = " << n;
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) {
+              mgpu::compact_by_flags(wide_in.data(), keep.data(), flags_nv, wide_out.data(), s, c);
+            }),
+            one_launch);
+  auto by_heads = mgpu::segments_by_heads(heads.data(), heads.size());
+  auto by_flags = mgpu::segments_by_flags(flags.data());
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(scan_nv)}) {
+    SCOPED_TRACE("segmented scan, n = " + std::to_string(n));
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) {
+                mgpu::segmented_exclusive_scan(i, n, by_heads, o, 0, mgpu::plus<int>(), c);
+              }),
+              one_launch);
+    EXPECT_EQ(count_enqueued(
+                  [&](mgpu::context& c) { mgpu::segmented_inclusive_scan(i, n, by_flags, o, mgpu::plus<int>(), c); }),
+              one_launch);
+  }
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::histogram(i, 1000, bins.data(), 256, 0, 1000, c); }),
+            (enqueued{1, 1, 0, 0}));
 }

@@ -265,3 +265,29 @@ MGPU_TEST(ReduceScan, MoreThan2To31Elements) {
   EXPECT_EQ((long long)total.to_host()[0], n);
 #endif
 }
+
+// Issue 20: an input of at most one tile costs one launch and nothing else (no memset, no
+// temporaries); past one tile a scan adds its look-back state, a reduce its per-CTA partials and
+// the launch that folds them.
+MGPU_TEST(ReduceScan, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t scan_nv = mgpu::scan_params<int>::nv, reduce_nv = mgpu::reduce_params<int>::nv;
+  mgpu::buffer<int> in(2 * scan_nv, ctx), out(2 * scan_nv, ctx), total(1, ctx);
+  in.fill(1);
+  const int* i = in.data();
+  int *o = out.data(), *t = total.data();
+  for (std::int64_t n : {std::int64_t(1), scan_nv}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::exclusive_scan(i, n, o, 0, mgpu::plus<int>(), t, c); }),
+              one_launch);
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::inclusive_scan(i, n, o, mgpu::plus<int>(), c); }),
+              one_launch);
+  }
+  for (std::int64_t n : {std::int64_t(1), reduce_nv})
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::reduce(i, n, t, 0, mgpu::plus<int>(), c); }), one_launch)
+        << "n = " << n;
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::inclusive_scan(i, scan_nv + 1, o, mgpu::plus<int>(), c); }),
+            (enqueued{1, 1, 0, 1}));
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::reduce(i, reduce_nv + 1, t, 0, mgpu::plus<int>(), c); }),
+            (enqueued{2, 0, 0, 1}));
+}

@@ -527,3 +527,32 @@ MGPU_TEST(Join, BadArgumentsAndOverflow) {
   mgpu::join(twos.data(), 3, b, std::int64_t(1) << 62, out.data(), out.data(), 4, count.data(), inner, lt, ctx);
   EXPECT_EQ(count.to_host()[0], std::numeric_limits<std::int64_t>::max()) << "the device form saturates";
 }
+
+// Issue 20: inputs of at most one tile cost one launch, with no partition pass.
+MGPU_TEST(Search, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t n_max = std::max(search_nv, lbs_nv);
+  mgpu::buffer<int> a(n_max, ctx), b(n_max, ctx), out(n_max, ctx), b_out(n_max, ctx);
+  a.fill(3);
+  b.fill(4);
+  mgpu::buffer<std::int64_t> heads(std::vector<std::int64_t>{0, 2, 2, 9}, ctx);
+  const int *pa = a.data(), *pb = b.data();
+  int *o = out.data(), *ob = b_out.data();
+  for (std::int64_t n : {std::int64_t(2), std::int64_t(search_nv)}) {
+    SCOPED_TRACE("sorted search, a and b together: " + std::to_string(n));
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) {
+                mgpu::sorted_search<bounds::lower, search_output::index_match, search_output::match>(
+                    pa, n / 2, pb, n - n / 2, o, ob, mgpu::less<>(), c);
+              }),
+              one_launch);
+  }
+  auto segments = mgpu::segments_by_heads(heads.data(), heads.size());
+  // (A tile holds lbs_nv items and heads together.)
+  for (std::int64_t n : {std::int64_t(9), std::int64_t(lbs_nv - heads.size())}) {
+    SCOPED_TRACE("load-balancing search, items: " + std::to_string(n));
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search(n, segments, o, c); }), one_launch);
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::interval_expand(pa, n, segments, o, c); }), one_launch);
+  }
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search(lbs_nv, segments, o, c); }),
+            (enqueued{2, 0, 0, 1}));
+}

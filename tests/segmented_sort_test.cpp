@@ -393,3 +393,26 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
   EXPECT_TRUE(same(std::vector<int>{3, 2, 1, 6, 5, 4}, keys.to_host()));
   EXPECT_TRUE(same(std::vector<std::int64_t>{12, 11, 10, 15, 14, 13}, values.to_host()));
 }
+
+// Issue 20: an input of one tile is its blocksort alone, one launch with no temporaries, whichever
+// way its segments are described.
+MGPU_TEST(SegmentedSort, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
+  mgpu::buffer<int> keys(nv, ctx), values(nv, ctx);
+  keys.fill(1);
+  mgpu::buffer<std::int64_t> heads(std::vector<std::int64_t>{0, 5, 40, nv - 1}, ctx);
+  mgpu::buffer<unsigned> flags(std::vector<unsigned>(std::size_t(nv / 32 + 1), 0x10001u), ctx);
+  int *k = keys.data(), *v = values.data();
+  auto by_heads = mgpu::segments_by_heads(heads.data(), heads.size());
+  auto by_flags = mgpu::segments_by_flags(flags.data());
+  for (std::int64_t n : {std::int64_t(1), nv}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, by_heads, mgpu::less<>(), c); }),
+              one_launch);
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, by_flags, mgpu::less<>(), c); }),
+              one_launch);
+    EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, v, n, by_heads, mgpu::less<>(), c); }),
+              one_launch);
+  }
+}

@@ -790,3 +790,28 @@ MGPU_TEST(Spmv, BadArgumentsThrowAndWriteNothing) {
   ctx.set_checked(false);
   EXPECT_TRUE(same(std::vector<double>(3, poison<double>()), y.to_host()));
 }
+
+// Issue 20: inputs of at most one tile cost one launch (no partition pass, no look-back state).
+MGPU_TEST(SegmentedReduce, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t keys_nv = mgpu::reduce_by_key_params<int, int>::nv;
+  const std::int64_t n_max = std::max<std::int64_t>(heads_nv, keys_nv);
+  mgpu::buffer<int> in(n_max, ctx), keys(n_max, ctx), out(n_max, ctx), keys_out(n_max, ctx);
+  mgpu::buffer<std::int64_t> heads(std::vector<std::int64_t>{0, 4, 4, 30}, ctx), runs(1, ctx);
+  in.fill(1);
+  keys.fill(5);
+  const int *i = in.data(), *k = keys.data();
+  int *o = out.data(), *ko = keys_out.data();
+  auto segments = mgpu::segments_by_heads(heads.data(), heads.size());
+  // (A tile holds heads_nv items and heads together.)
+  for (std::int64_t n : {std::int64_t(30), heads_nv - heads.size()})
+    EXPECT_EQ(
+        count_enqueued([&](mgpu::context& c) { mgpu::segmented_reduce(i, n, segments, o, 0, mgpu::plus<int>(), c); }),
+        one_launch)
+        << "segmented_reduce, n = " << n;
+  for (std::int64_t n : {std::int64_t(1), keys_nv})
+    EXPECT_EQ(count_enqueued(
+                  [&](mgpu::context& c) { mgpu::reduce_by_key(k, i, n, ko, o, runs.data(), mgpu::plus<int>(), c); }),
+              one_launch)
+        << "reduce_by_key, n = " << n;
+}

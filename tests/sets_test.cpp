@@ -479,3 +479,24 @@ MGPU_TEST(Sets, UnsortedInputsStayInBounds) {
     }
   }
 }
+
+// Issue 20: inputs of at most one tile cost one launch (no partition pass, no look-back state).
+MGPU_TEST(Sets, OneTileIsOneLaunch) {
+  mgpu::context ctx;
+  mgpu::buffer<int> a(set_nv, ctx), b(set_nv, ctx), out(2 * set_nv, ctx);
+  mgpu::buffer<std::int64_t> count(1, ctx);
+  a.fill(1);
+  b.fill(2);
+  const int *pa = a.data(), *pb = b.data();
+  int* o = out.data();
+  std::int64_t* k = count.data();
+  for (std::int64_t n : {std::int64_t(2), std::int64_t(set_nv)}) {
+    SCOPED_TRACE("a and b together: " + std::to_string(n));
+    EXPECT_EQ(count_enqueued(
+                  [&](mgpu::context& c) { mgpu::set_intersection(pa, n / 2, pb, n - n / 2, o, k, mgpu::less<>(), c); }),
+              one_launch);
+    EXPECT_EQ(
+        count_enqueued([&](mgpu::context& c) { mgpu::set_union(pa, n / 2, pb, n - n / 2, o, k, mgpu::less<>(), c); }),
+        one_launch);
+  }
+}

@@ -92,17 +92,20 @@ void bulk_insert(AIt a, IndicesIt indices, std::int64_t a_count, BIt b, std::int
   using storage_t = detail::bulk_insert_storage<NV, T>;
   int tiles = num_tiles<P>(total, fn);
 
-  // partitions[t]: how many of a's elements precede tile t's first output.
+  // partitions[t]: how many of a's elements precede tile t's first output. A single tile takes
+  // them all: no partition pass.
   auto idx = detail::indices_as_int64(indices);
-  buffer<std::int64_t> partitions = merge_path_partitions<bounds::lower>(
-      idx, a_count, counting_iterator<std::int64_t>(0), b_count, NV, less<std::int64_t>(), ctx);
+  buffer<std::int64_t> partitions =
+      tiles > 1 ? merge_path_partitions<bounds::lower>(idx, a_count, counting_iterator<std::int64_t>(0), b_count, NV,
+                                                       less<std::int64_t>(), ctx)
+                : buffer<std::int64_t>();
   const std::int64_t* p = partitions.data();
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> shared;
     storage_t& s = shared.get();
     std::int64_t first = std::int64_t(tile) * NV;
-    std::int64_t a_begin = p[tile], a_end = p[tile + 1];
+    std::int64_t a_begin = p ? p[tile] : 0, a_end = p ? p[tile + 1] : a_count;
     std::int64_t b_begin = first - a_begin;
     int total_tile = int(total - first < NV ? total - first : NV);
     // Sorted indices never need the clamp; it keeps misuse (unchecked, unsorted) inside the arrays.

@@ -94,9 +94,11 @@ void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int6
   int tiles = num_tiles<P>(count, fn);
 
   // partitions[t]: how many indices fall before tile t's first position, which is also how far
-  // tile t's survivors move left.
+  // tile t's survivors move left. A single tile takes them all: no partition pass.
   auto idx = detail::indices_as_int64(indices);
-  buffer<std::int64_t> partitions = binary_search_partitions(idx, indices_count, count, NV, less<std::int64_t>(), ctx);
+  buffer<std::int64_t> partitions =
+      tiles > 1 ? binary_search_partitions(idx, indices_count, count, NV, less<std::int64_t>(), ctx)
+                : buffer<std::int64_t>();
   const std::int64_t* p = partitions.data();
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
@@ -104,8 +106,8 @@ void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int6
     storage_t& s = shared.get();
     std::int64_t base = std::int64_t(tile) * NV;
     int valid = int(count - base < NV ? count - base : NV);
-    std::int64_t removed_begin = p[tile];
-    int removed = int(p[tile + 1] - removed_begin);
+    std::int64_t removed_begin = p ? p[tile] : 0;
+    int removed = int((p ? p[tile + 1] : indices_count) - removed_begin);
 
     // The loads go first, in coalesced rows: their latency hides behind the marking and the scan.
     auto tile_input = input + base;

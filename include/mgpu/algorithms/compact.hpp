@@ -140,8 +140,7 @@ void compact_tiles(const char* fn, std::int64_t count, Source source, Sink sink,
     return;
   }
   const int tiles = num_tiles<P>(count, fn);
-  buffer<unsigned char> state_memory(std::int64_t(count_lookback::storage_bytes(tiles)), ctx);
-  platform::memset_device(state_memory.data(), 0, count_lookback::storage_bytes(tiles), ctx.stream());
+  buffer<unsigned char> state_memory = zeroed_bytes(count_lookback::storage_bytes(tiles), ctx);
   const count_lookback state(state_memory.data());
 
   struct storage_t {

@@ -86,7 +86,9 @@ void load_balance_tiles(const char* fn, F f, std::int64_t count, HeadIt heads, s
   using value_t = lbs_value_t<ValuesIt>;
   if (count == 0) return;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
-  buffer<std::int64_t> partitions = load_balance_partitions(count, heads, num_heads, NV, ctx);
+  // (A single tile needs no partition pass: cta_load_balance takes null partitions for it.)
+  buffer<std::int64_t> partitions =
+      count + num_heads > NV ? load_balance_partitions(count, heads, num_heads, NV, ctx) : buffer<std::int64_t>();
   const std::int64_t* p = partitions.data();
   using lbs = cta_load_balance<NT, VT>;
   using storage_t = lbs_tile_storage<lbs, value_t, cached ? NV + 1 : 1>;

@@ -102,13 +102,15 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
   using P = params_or<params, merge_params<K>>;
   if (total == 0) return;
   int tiles = num_tiles<P>(total, fn);
-  buffer<std::int64_t> partitions = merge_path_partitions(a_keys, a_count, b_keys, b_count, P::nv, comp, ctx);
+  // A single tile merges all of both inputs: no partition pass.
+  buffer<std::int64_t> partitions =
+      tiles > 1 ? merge_path_partitions(a_keys, a_count, b_keys, b_count, P::nv, comp, ctx) : buffer<std::int64_t>();
   const std::int64_t* p = partitions.data();
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<merge_storage<P::nv, K, V>> storage;
     std::int64_t first = std::int64_t(tile) * P::nv;
     std::int64_t last = first + P::nv < total ? first + P::nv : total;
-    std::int64_t a_begin = p[tile], a_end = p[tile + 1];
+    std::int64_t a_begin = p ? p[tile] : 0, a_end = p ? p[tile + 1] : a_count;
     merge_tile<P, K, V>(tid, a_keys, a_values, a_begin, a_end, b_keys, b_values, first - a_begin, last - a_end,
                         out_keys, out_values, first, int(last - first), comp, storage.get());
   };

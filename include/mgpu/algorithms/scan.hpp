@@ -58,10 +58,11 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
     return;
   }
   int tiles = num_tiles<P>(count, fn);
+  // (A single tile needs no state: one launch.)
   std::size_t state_bytes = lookback_state<T>::storage_bytes(tiles);
   buffer<unsigned char> own_state(temp ? 0 : std::int64_t(state_bytes), ctx);
   void* state_memory = temp ? temp : own_state.data();
-  platform::memset_device(state_memory, 0, state_bytes, ctx.stream());
+  if (state_bytes) platform::memset_device(state_memory, 0, state_bytes, ctx.stream());
   lookback_state<T> state(state_memory, tiles);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {

@@ -219,13 +219,12 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   const int tiles = num_tiles<P>(steps, fn);
 
   // Temporaries first: a failed allocation leaves the output untouched.
+  // (A single tile needs no partitions: lbs_range takes null ones for it.)
   buffer<std::int64_t> own_partitions =
-      partitions ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, NV, ctx);
+      partitions || tiles == 1 ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, NV, ctx);
   const std::int64_t* p = partitions ? partitions : own_partitions.data();
   using state_t = lookback_state<run_carry<T>>;
-  std::size_t state_bytes = state_t::storage_bytes(tiles);
-  buffer<unsigned char> state_memory(std::int64_t(state_bytes), ctx);
-  platform::memset_device(state_memory.data(), 0, state_bytes, ctx.stream());
+  buffer<unsigned char> state_memory = zeroed_bytes(state_t::storage_bytes(tiles), ctx);
   state_t state(state_memory.data(), tiles);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
@@ -428,9 +427,7 @@ void reduce_runs(const char* fn, Starts starts, ValuesIt values, std::int64_t co
   }
   const int tiles = num_tiles<P>(count, fn);
   using state_t = lookback_state<run_carry<T>>;
-  std::size_t state_bytes = state_t::storage_bytes(tiles);
-  buffer<unsigned char> state_memory(std::int64_t(state_bytes), ctx);
-  platform::memset_device(state_memory.data(), 0, state_bytes, ctx.stream());
+  buffer<unsigned char> state_memory = zeroed_bytes(state_t::storage_bytes(tiles), ctx);
   state_t state(state_memory.data(), tiles);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {

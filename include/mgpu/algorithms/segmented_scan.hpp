@@ -95,7 +95,9 @@ struct flag_heads {
 template <typename HeadIt>
 struct index_heads {
   HeadIt heads;
-  const std::int64_t* tile_heads;  // heads [tile_heads[t], tile_heads[t + 1]) fall in tile t
+  std::int64_t num_heads;
+  // Heads [tile_heads[t], tile_heads[t + 1]) fall in tile t; null for a single tile (all of them).
+  const std::int64_t* tile_heads;
   template <int NT, int NV>
   MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words) const {
     for (int j = tid; j < NV / 32 + 2; j += NT) words[j] = tile == 0 && j == 0 ? 1u : 0u;
@@ -112,8 +114,9 @@ struct index_heads {
     // an H100; 12 to 24 were slower: registers.)
     constexpr int batch = 4;
     const int lane = tid % warp_size;
-    const std::int64_t end = tile_heads[tile + 1];
-    for (std::int64_t h0 = tile_heads[tile] + (tid - lane); h0 < end; h0 += NT * batch) {
+    const std::int64_t begin = tile_heads ? tile_heads[tile] : 0;
+    const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
+    for (std::int64_t h0 = begin + (tid - lane); h0 < end; h0 += NT * batch) {
       int p[batch];  // positions in the tile; -1 outside it
       MGPU_UNROLL
       for (int k = 0; k < batch; ++k) {
@@ -169,8 +172,7 @@ void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads he
   };
 
   const int tiles = num_tiles<P>(count, fn);
-  buffer<unsigned char> state_memory(std::int64_t(lookback_state<T>::storage_bytes(tiles)), ctx);
-  platform::memset_device(state_memory.data(), 0, lookback_state<T>::storage_bytes(tiles), ctx.stream());
+  buffer<unsigned char> state_memory = zeroed_bytes(lookback_state<T>::storage_bytes(tiles), ctx);
   const lookback_state<T> state(state_memory.data(), tiles);
   const segmented_operator<T, Op> fold_op{op};
 
@@ -259,11 +261,14 @@ void segmented_scan_impl(const char* fn, It input, std::int64_t count, Segments 
     if (ctx.checked())
       check_sorted_indices(fn, "heads", segments.heads, segments.num_heads, 0, count, "[0, count]", false, ctx);
     if (count == 0) return;
-    buffer<std::int64_t> tile_heads = binary_search_partitions<bounds::lower>(
-        indices_as_int64(segments.heads), segments.num_heads, count, P::nv, less<>(), ctx);
-    segmented_scan_tiles<kind, P>(fn, input, count,
-                                  index_heads<decltype(segments.heads)>{segments.heads, tile_heads.data()}, output,
-                                  init, op, ctx);
+    // A single tile takes all the heads: no partition pass.
+    buffer<std::int64_t> tile_heads =
+        count > P::nv ? binary_search_partitions<bounds::lower>(indices_as_int64(segments.heads), segments.num_heads,
+                                                                count, P::nv, less<>(), ctx)
+                      : buffer<std::int64_t>();
+    segmented_scan_tiles<kind, P>(
+        fn, input, count, index_heads<decltype(segments.heads)>{segments.heads, segments.num_heads, tile_heads.data()},
+        output, init, op, ctx);
   } else if constexpr (is_segment_description_v<Segments>) {
     check_pointer(fn, "flags", segments.flags, div_up(count, std::int64_t(32)));
     if (count == 0) return;

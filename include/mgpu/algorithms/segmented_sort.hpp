@@ -20,7 +20,8 @@
 //    level which of the two arrays it reads and writes. A segment that is merely carried through
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
-// blocksort and one launch per level that ends at once.
+// blocksort and one launch per level that ends at once. An input of one tile is its blocksort
+// alone: one launch, no temporaries.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -32,6 +33,7 @@
 #include "../cta/cta_sort.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/search.hpp"
+#include "../platform/memory.hpp"
 #include "merge.hpp"
 #include "mergesort.hpp"
 #include "partition.hpp"
@@ -62,7 +64,8 @@ template <typename HeadIt>
 struct head_index {
   HeadIt heads;
   std::int64_t num_heads, count;
-  const std::int64_t* tile_heads;  // heads [tile_heads[t], tile_heads[t + 1]) lie in tile t
+  // Heads [tile_heads[t], tile_heads[t + 1]) lie in tile t; null for a single tile (all of them).
+  const std::int64_t* tile_heads;
 
   MGPU_HOST_DEVICE segment_span around(std::int64_t position) const {
     std::int64_t i = binary_search<bounds::upper>(heads, num_heads, position, less<>());
@@ -78,7 +81,8 @@ struct head_index {
   template <int NT>
   MGPU_DEVICE void mark_heads(int tid, int tile, std::int64_t t0, int valid, int* head_at) const {
     // (The range check keeps unsorted heads, undefined in unchecked mode, inside the tile.)
-    for (std::int64_t h = tile_heads[tile] + tid; h < tile_heads[tile + 1]; h += NT) {
+    const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
+    for (std::int64_t h = (tile_heads ? tile_heads[tile] : 0) + tid; h < end; h += NT) {
       std::int64_t p = std::int64_t(heads[h]) - t0;
       if (0 <= p && p < valid) head_at[p] = 1;
     }
@@ -87,7 +91,7 @@ struct head_index {
 
 // By a head-flag bitfield: within a word the bits answer directly; across words, two scans over
 // the words (the last head at or before each word's end, the first head at or after each word's
-// start) answer in O(1).
+// start) answer in O(1). A single tile needs only mark_heads (no scans: null arrays).
 struct flag_index {
   const unsigned* flags;
   std::int64_t count, words;
@@ -125,7 +129,8 @@ segment_index<head_index<HeadIt>> make_segment_index(const char* fn, segment_hea
   check_pointer(fn, "heads", s.heads, s.num_heads);
   if (ctx.checked()) check_sorted_indices(fn, "heads", s.heads, s.num_heads, 0, count, "[0, count]", false, ctx);
   buffer<std::int64_t> tile_heads =
-      binary_search_partitions<bounds::lower>(s.heads, s.num_heads, count, nv, less<>(), ctx);
+      count > nv ? binary_search_partitions<bounds::lower>(s.heads, s.num_heads, count, nv, less<>(), ctx)
+                 : buffer<std::int64_t>();
   head_index<HeadIt> view{s.heads, s.num_heads, count, tile_heads.data()};
   return segment_index<head_index<HeadIt>>{view, std::move(tile_heads), buffer<std::int64_t>()};
 }
@@ -164,10 +169,11 @@ struct store_from_right {
   MGPU_HOST_DEVICE void operator()(std::int64_t v, std::int64_t i) const { first[words - 1 - i] = v; }
 };
 
-inline segment_index<flag_index> make_segment_index(const char* fn, segment_flags s, std::int64_t count, int,
+inline segment_index<flag_index> make_segment_index(const char* fn, segment_flags s, std::int64_t count, int nv,
                                                     context& ctx) {
   std::int64_t words = div_up(count, std::int64_t(32));
   check_pointer(fn, "flags", s.flags, words);
+  if (count <= nv) return segment_index<flag_index>{flag_index{s.flags, count, words, nullptr, nullptr}, {}, {}};
   word_heads heads{s.flags, count};
   buffer<std::int64_t> last_through(words, ctx), first_from(words, ctx);
   inclusive_scan(make_load_iterator(last_head_in_word{heads}), words, last_through.data(), maximum<std::int64_t>(),
@@ -271,30 +277,32 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   int tiles = num_tiles<P>(count, fn);
   int levels = ceil_log2(tiles);
 
-  // Per tile: its end segments, and a flag it raises once its blocksort output is stored (zeroed
-  // here). And the highest level that any long segment needs (-1: none).
-  buffer<tile_segments> ends(tiles, ctx);
-  buffer<unsigned> stored(tiles, ctx);
-  buffer<int> top_level(1, ctx);
-  top_level.fill(-1);
-  tile_segments* ends_p = ends.data();
-  unsigned* stored_p = stored.data();
-  int* top_level_p = top_level.data();
-  transform<search_params>(
-      [=] MGPU_LAMBDA(std::int64_t t) {
-        std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-        tile_segments e;
-        e.first = index.around(t0);
-        e.last = index.around(t1 - 1);
-        e.first_level = last_level(e.first, NV);
-        e.last_level = last_level(e.last, NV);
-        ends_p[t] = e;
-        stored_p[t] = 0;
-        // Each long segment reports its last level once: from the tile that holds its end.
-        if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
-          atomicMax(top_level_p, e.first_level);
-      },
-      tiles, ctx);
+  // Per tile: its end segments, and a flag it raises once its blocksort output is stored. And one
+  // more than the highest level that any long segment needs (0: none). One allocation, one memset
+  // for the flags and the level. A single tile needs none of it: its blocksort does everything.
+  const bool single = tiles == 1;
+  const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
+  buffer<unsigned char> tile_state(single ? 0 : std::int64_t(ends_bytes + sizeof(unsigned) * (tiles + 1)), ctx);
+  tile_segments* ends_p = reinterpret_cast<tile_segments*>(tile_state.data());
+  unsigned* stored_p = reinterpret_cast<unsigned*>(tile_state.data() + ends_bytes);
+  unsigned* top_level_p = stored_p + tiles;
+  if (!single) {
+    platform::memset_device(stored_p, 0, sizeof(unsigned) * (tiles + 1), ctx.stream());
+    transform<search_params>(
+        [=] MGPU_LAMBDA(std::int64_t t) {
+          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          tile_segments e;
+          e.first = index.around(t0);
+          e.last = index.around(t1 - 1);
+          e.first_level = last_level(e.first, NV);
+          e.last_level = last_level(e.last, NV);
+          ends_p[t] = e;
+          // Each long segment reports its last level once: from the tile that holds its end.
+          if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
+            atomicMax(top_level_p, unsigned(e.first_level + 1));
+        },
+        tiles, ctx);
+  }
 
   buffer<K> keys_temp(levels ? count : 0, ctx);
   buffer<V> values_temp(levels && has_values_v<V> ? count : 0, ctx);
@@ -325,7 +333,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     blocksort_storage& s = storage.get();
     std::int64_t t0 = std::int64_t(tile) * NV;
     int valid = int(count - t0 < NV ? count - t0 : NV);
-    tile_segments e = ends_p[tile];
+    // A single tile: as if one empty segment ended at 0, so that the tile takes the segmented
+    // path and every segment writes the caller's array (level -1 is its last).
+    tile_segments e = single ? tile_segments{{0, 0}, {0, 0}, -1, -1} : ends_p[tile];
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     array_t<K, VT> k;
     array_t<V, VT> v;
@@ -382,7 +392,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     // caller's array, once the tile before has stored its half: tiles wait only on lower-numbered
     // tiles, which are running or done, as in a decoupled look-back.
     __syncthreads();
-    if (tid == 0) {
+    if (tid == 0 && !single) {
       thread_fence();
       store_release(stored_p + tile, 1u);
     }
@@ -418,7 +428,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     auto level_pass = [=] MGPU_LAMBDA(int tid, int cta) {
       __shared__ shared_storage<level_storage> storage;
       level_storage& s = storage.get();
-      if (level > *top_level_p) return;
+      if (level >= int(*top_level_p)) return;
       V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
       V* alt_values = values_alt;
       std::int64_t grid = gridDim.x;

@@ -197,17 +197,19 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
     platform::memset_device(count, 0, sizeof(std::int64_t), ctx.stream());
   } else {
     int tiles = num_tiles<P>(total, fn);
-    buffer<balanced_split<std::int64_t>> partitions =
-        balanced_path_partitions(a_keys, a_count, b_keys, b_count, NV, comp, ctx);
-    std::size_t state_bytes = count_lookback::storage_bytes(tiles);
-    buffer<unsigned char> state_memory(std::int64_t(state_bytes), ctx);
-    platform::memset_device(state_memory.data(), 0, state_bytes, ctx.stream());
+    // A single tile takes both inputs whole: no partition pass, no look-back state.
+    using split_t = balanced_split<std::int64_t>;
+    buffer<split_t> partitions =
+        tiles > 1 ? balanced_path_partitions(a_keys, a_count, b_keys, b_count, NV, comp, ctx) : buffer<split_t>();
+    buffer<unsigned char> state_memory = zeroed_bytes(count_lookback::storage_bytes(tiles), ctx);
     const count_lookback state(state_memory.data());
-    const balanced_split<std::int64_t>* p = partitions.data();
+    const split_t* p = partitions.data();
     auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
       __shared__ shared_storage<set_tile_storage<NT, NV, K>> storage;
-      set_tile<P, kind, K, V>(tid, tile, tiles, p[tile], p[tile + 1], a_keys, a_values, b_keys, b_values, keys_out,
-                              values_out, count, bound, comp, state, storage.get());
+      const split_t first = p ? p[tile] : split_t{0, 0, false};
+      const split_t last = p ? p[tile + 1] : split_t{a_count, b_count, false};
+      set_tile<P, kind, K, V>(tid, tile, tiles, first, last, a_keys, a_values, b_keys, b_values, keys_out, values_out,
+                              count, bound, comp, state, storage.get());
     };
     cta_launch<P>(kernel, tiles, ctx);
   }

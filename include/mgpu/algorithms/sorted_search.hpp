@@ -141,7 +141,8 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
 
   // Temporaries first (a failed allocation writes nothing), then the counts start at zero.
   const bool needle_by_needle = B_OUT == search_output::none && binary_search_pays(a_count, b_count);
-  buffer<std::int64_t> partitions = needle_by_needle || total == 0
+  // (A single tile searches all of both inputs: no partition pass.)
+  buffer<std::int64_t> partitions = needle_by_needle || total <= NV
                                         ? buffer<std::int64_t>()
                                         : merge_path_partitions<B>(a, a_count, b, b_count, NV, comp, ctx);
   if (a_match_count) platform::memset_device(a_match_count, 0, sizeof(std::int64_t), ctx.stream());
@@ -177,7 +178,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
     // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
     std::int64_t first = std::int64_t(tile) * NV, last = first + NV < total ? first + NV : total;
-    std::int64_t a0 = p[tile], a1 = p[tile + 1], b0 = first - a0, b1 = last - a1;
+    std::int64_t a0 = p ? p[tile] : 0, a1 = p ? p[tile + 1] : a_count, b0 = first - a0, b1 = last - a1;
     std::int64_t a_lo = neighbours && a0 > 0 ? a0 - 1 : a0, a_hi = neighbours && a1 < a_count ? a1 + 1 : a1;
     std::int64_t b_lo = neighbours && b0 > 0 ? b0 - 1 : b0, b_hi = neighbours && b1 < b_count ? b1 + 1 : b1;
     int a_len = int(a_hi - a_lo), b_len = int(b_hi - b_lo);
