@@ -1347,18 +1347,20 @@ const std::vector<primitive>& primitives() {
 
 struct options {
   std::string csv, filter;
-  bool quick = false, small = false;
+  bool quick = false, small = false, pool = false;
 };
 
 void usage(const char* argv0) {
   std::printf(
-      "usage: %s [--csv PATH] [--quick | --small] [--filter SUBSTRING]\n"
+      "usage: %s [--csv PATH] [--quick | --small [--pool]] [--filter SUBSTRING]\n"
       "  --csv PATH          also write the results as CSV to PATH\n"
       "  --quick             int32 only, one size per primitive (2^24 and 2^28 for reduce and scans),\n"
       "                      fewer repetitions\n"
       "  --small             the fixed cost of a call: int32, n = 10^3, 10^4, 10^5, 10^6; per-call time\n"
       "                      of 200 calls back to back (rows <primitive>/calls) and of 200 replays of\n"
-      "                      a CUDA graph holding one call (<primitive>/graph), L2 not flushed\n"
+      "                      a CUDA graph holding one call (<primitive>/graph), L2 not flushed; mgpu's\n"
+      "                      temporaries from a workspace allocated beforehand, as CUB's temp storage is\n"
+      "  --pool              with --small: mgpu's temporaries from the default stream-ordered pool instead\n"
       "  --filter SUBSTRING  only the primitives whose name contains SUBSTRING\n"
       "primitives:",
       argv0);
@@ -1379,6 +1381,8 @@ options parse(int argc, char** argv) {
       o.quick = true;
     } else if (a == "--small") {
       o.small = true;
+    } else if (a == "--pool") {
+      o.pool = true;
     } else if (a == "--help" || a == "-h") {
       usage(argv[0]);
       std::exit(0);
@@ -1411,7 +1415,17 @@ int main(int argc, char** argv) {
   const double budget_ms = opt.quick ? 400 : 1000;
 
   try {
-    mgpu::context ctx;
+    mgpu::context own_stream;
+    // --small: mgpu's temporaries come from a workspace allocated here, outside the timed region, as
+    // CUB's temp storage is (mgpu::workspace_allocator: no allocation calls, and no memory nodes in
+    // the graphs of <primitive>/graph); the pool serves what does not fit. --pool: the default.
+    const std::int64_t workspace_bytes = opt.small && !opt.pool ? std::int64_t(1) << 30 : 0;
+    bench::device_array<unsigned char> workspace(workspace_bytes);
+    mgpu::context ctx(own_stream.stream(), workspace_bytes
+                                               ? std::make_shared<mgpu::workspace_allocator>(
+                                                     workspace.data(), std::size_t(workspace_bytes),
+                                                     std::make_shared<mgpu::pool_allocator>(own_stream.props().ordinal))
+                                               : nullptr);
     const mgpu::device_properties& props = ctx.props();
     int runtime = 0, driver = 0;
     MGPU_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
@@ -1425,8 +1439,8 @@ int main(int argc, char** argv) {
     if (opt.small)
       std::printf(
           "method (--small): per-call time of 200 calls back to back (<primitive>/calls) and of 200 replays of a "
-          "CUDA graph of one call (<primitive>/graph), after %d warm-ups, L2 not flushed\n",
-          warmup);
+          "CUDA graph of one call (<primitive>/graph), after %d warm-ups, L2 not flushed; mgpu's temporaries from %s\n",
+          warmup, workspace_bytes ? "a workspace allocated beforehand (as CUB's temp storage)" : "the default pool");
     else
       std::printf(
           "method: median of %d runs after %d warm-ups (slow calls: fewer, at least %d, about %.0f ms of runs), "

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -59,6 +61,55 @@ MGPU_TEST(Context, UsesAPluggedInAllocator) {
   }
   EXPECT_GE(alloc->total, 3);  // two buffers and the reduction's partials
   EXPECT_EQ(alloc->live, 0);
+}
+
+// The stack discipline, on a region that is never touched (host memory stands in for it).
+MGPU_TEST(Context, WorkspaceAllocatorHandsOutAStack) {
+  std::vector<unsigned char> region(4096);
+  unsigned char* base = region.data();
+  mgpu::workspace_allocator w(base, region.size());
+  void* a = w.allocate(100, nullptr);
+  void* b = w.allocate(1000, nullptr);
+  EXPECT_EQ(a, base);
+  EXPECT_EQ(b, base + 256);  // 256-byte aligned
+  EXPECT_EQ(w.used(), std::size_t(1256));
+  w.deallocate(a, 100, nullptr);  // not the top: kept until b comes back
+  EXPECT_EQ(w.used(), std::size_t(1256));
+  EXPECT_EQ(w.allocate(10, nullptr), base + 1280);
+  EXPECT_THROW(w.allocate(4000, nullptr), std::bad_alloc);  // no fallback
+  w.deallocate(base + 1280, 10, nullptr);
+  w.deallocate(b, 1000, nullptr);
+  EXPECT_EQ(w.used(), std::size_t(0));
+  EXPECT_EQ(w.allocate(4096, nullptr), base);  // all of it, once everything came back
+}
+
+// Calls on a context whose temporaries come from a workspace: the same results, the workspace
+// empty again after each call, requests past its end served by the fallback.
+MGPU_TEST(Context, WorkspaceAllocatorServesTheAlgorithms) {
+  mgpu::context pool_ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t n = 5 * mgpu::scan_params<int>::nv + 3;
+  std::vector<int> host = small_integers<int>(n, rng);
+  std::vector<int> expected(host.size());
+  std::exclusive_scan(host.begin(), host.end(), expected.begin(), 0);
+  for (std::size_t bytes : {std::size_t(1) << 20, std::size_t(16)}) {
+    SCOPED_TRACE("workspace of " + std::to_string(bytes) + " bytes");
+    mgpu::buffer<unsigned char> region(std::int64_t(bytes), pool_ctx);
+    pool_ctx.synchronize();
+    auto w = std::make_shared<mgpu::workspace_allocator>(
+        region.data(), bytes, std::make_shared<mgpu::pool_allocator>(mgpu::platform::current_device()));
+    mgpu::context ctx(pool_ctx.stream(), w);
+    mgpu::buffer<int> in(host, ctx), out(n, ctx), total(1, ctx);
+    mgpu::exclusive_scan(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx);
+    mgpu::reduce(in.data(), n, total.data(), 0, mgpu::plus<int>(), ctx);
+    EXPECT_TRUE(same(expected, out.to_host()));
+    EXPECT_EQ(total.to_host()[0], std::accumulate(host.begin(), host.end(), 0));
+    mgpu::mergesort(in.data(), n, mgpu::less<>(), ctx);
+    std::sort(host.begin(), host.end());
+    EXPECT_TRUE(same(host, in.to_host()));
+    std::exclusive_scan(host.begin(), host.end(), expected.begin(), 0);  // (host is sorted now)
+    ctx.synchronize();
+  }
 }
 
 MGPU_TEST(Buffer, RoundTripsAndFills) {

@@ -8,6 +8,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
+#include <utility>
+#include <vector>
 
 namespace mgpu {
 
@@ -35,6 +38,56 @@ class pool_allocator final : public allocator {
 
  private:
   platform::memory_pool pool_;
+};
+
+// Temporaries from one region of device memory that the caller owns, as CUB's temp storage: no
+// allocation calls at all, so a CUDA graph captured from calls on such a context holds no memory
+// nodes, only the work. Blocks are handed out as a stack from the region's start (256-byte
+// aligned); a block given back becomes reusable once every block above it has come back too
+// (the library gives temporaries back in reverse order). Reuse is stream-ordered, as the pool's
+// is: all the context's work runs on its one stream. A request that does not fit goes to
+// `fallback` (default: std::bad_alloc). The caller keeps the region alive while work or a graph
+// that uses it may run, and runs no two such graphs, or a graph and the context's own calls,
+// at the same time.
+class workspace_allocator final : public allocator {
+ public:
+  workspace_allocator(void* base, std::size_t bytes, std::shared_ptr<allocator> fallback = nullptr)
+      : base_(static_cast<unsigned char*>(base)), size_(bytes), fallback_(std::move(fallback)) {}
+  void* allocate(std::size_t bytes, stream_t stream) override {
+    std::size_t top = blocks_.empty() ? 0 : blocks_.back().end;
+    std::size_t start = (top + 255) / 256 * 256;
+    if (start <= size_ && bytes <= size_ - start) {
+      blocks_.push_back(block{start, start + bytes, false});
+      return base_ + start;
+    }
+    if (!fallback_) throw std::bad_alloc();
+    return fallback_->allocate(bytes, stream);
+  }
+  void deallocate(void* p, std::size_t bytes, stream_t stream) override {
+    unsigned char* c = static_cast<unsigned char*>(p);
+    if (c < base_ || c >= base_ + size_) {
+      if (fallback_) fallback_->deallocate(p, bytes, stream);
+      return;
+    }
+    for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it)
+      if (base_ + it->start == c && !it->free) {
+        it->free = true;
+        break;
+      }
+    while (!blocks_.empty() && blocks_.back().free) blocks_.pop_back();
+  }
+  // Bytes of the region in use (the top of the stack).
+  std::size_t used() const { return blocks_.empty() ? 0 : blocks_.back().end; }
+
+ private:
+  struct block {
+    std::size_t start, end;
+    bool free;
+  };
+  unsigned char* base_;
+  std::size_t size_;
+  std::shared_ptr<allocator> fallback_;
+  std::vector<block> blocks_;
 };
 
 class context {
