@@ -197,15 +197,13 @@ struct segreduce_storage {
   typename cta_scan<NT, run_carry<T>>::storage_t scan;
 };
 
-// The segmented reduction by heads: output[s] = init op values of segment s (init for an empty
-// one), for every segment s of heads[0, num_heads) over items [0, count). `partitions`: from
-// load_balance_partitions with spacing P::nv, or null to compute them here. Values come from
-// `source` (above); for the load-balancing forms `cached` is an iterator of per-segment values
-// (empty_t: none). No argument checks.
-template <typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out, typename Op>
-void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int64_t count, HeadIt heads,
-                        std::int64_t num_heads, Out output, T init, Op op, const std::int64_t* partitions,
-                        context& ctx) {
+// The kernel of segreduce_by_heads over `tiles` tiles with partitions p; SINGLE: the input is one
+// tile, which takes everything without partitions (a kernel of its own: a test of a null p in the
+// general one cost a load-balancing kernel 4 registers and up to 19% at 2^26 on an H100).
+template <bool SINGLE, typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out,
+          typename Op>
+void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, HeadIt heads, std::int64_t num_heads,
+                            Out output, T init, Op op, const std::int64_t* p, int tiles, context& ctx) {
   // (Inside the kernel, Source::by_segment and has_values_v<V> rather than local constants: nvcc
   // would capture those.)
   using V = lbs_value_t<CachedIt>;
@@ -214,15 +212,6 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   static_assert(sizeof(storage_t) <= 48 * 1024,
                 "mgpu: a segmented reduction's tile takes too much shared memory for this value type: pass smaller "
                 "launch_params (fewer values per thread) as the first template argument");
-  if (num_heads == 0) return;  // no segments: nothing to write
-  const std::int64_t steps = checked_sum(fn, "count", count, "num_heads", num_heads);
-  const int tiles = num_tiles<P>(steps, fn);
-
-  // Temporaries first: a failed allocation leaves the output untouched.
-  // (A single tile needs no partitions: lbs_range takes null ones for it.)
-  buffer<std::int64_t> own_partitions =
-      partitions || tiles == 1 ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, NV, ctx);
-  const std::int64_t* p = partitions ? partitions : own_partitions.data();
   using state_t = lookback_state<run_carry<T>>;
   buffer<unsigned char> state_memory = zeroed_bytes(state_t::storage_bytes(tiles), ctx);
   state_t state(state_memory.data(), tiles);
@@ -233,7 +222,7 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
     Source src = source;  // (captured outside `if constexpr`, as nvcc requires)
     CachedIt cached_values = cached;
     const T init_value = init;
-    lbs_range r = lbs_range::of_tile(tile, NV, count, num_heads, p);
+    const lbs_range r = SINGLE ? lbs_range::whole(count, num_heads) : lbs_range::of_tile(tile, NV, count, num_heads, p);
     const int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
     const int total = items + head_count;
     const std::int64_t segment_begin = r.head_begin - 1;  // the segment of local segment 0 (-1: none)
@@ -376,6 +365,30 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
     }
   };
   cta_launch<P>(kernel, tiles, ctx);
+}
+
+// The segmented reduction by heads: output[s] = init op values of segment s (init for an empty
+// one), for every segment s of heads[0, num_heads) over items [0, count). `partitions`: from
+// load_balance_partitions with spacing P::nv, or null to compute them here (an input of one tile
+// needs none). Values come from `source` (above); for the load-balancing forms `cached` is an
+// iterator of per-segment values (empty_t: none). No argument checks.
+template <typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out, typename Op>
+void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int64_t count, HeadIt heads,
+                        std::int64_t num_heads, Out output, T init, Op op, const std::int64_t* partitions,
+                        context& ctx) {
+  if (num_heads == 0) return;  // no segments: nothing to write
+  const std::int64_t steps = checked_sum(fn, "count", count, "num_heads", num_heads);
+  const int tiles = num_tiles<P>(steps, fn);
+  if (tiles == 1 && !partitions) {
+    segreduce_heads_launch<true, P>(source, cached, count, heads, num_heads, output, init, op, nullptr, tiles, ctx);
+    return;
+  }
+  // Temporaries first (the partitions here, the look-back state in the launch): a failed
+  // allocation leaves the output untouched.
+  buffer<std::int64_t> own_partitions =
+      partitions ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, P::nv, ctx);
+  segreduce_heads_launch<false, P>(source, cached, count, heads, num_heads, output, init, op,
+                                   partitions ? partitions : own_partitions.data(), tiles, ctx);
 }
 
 // ---- the reduction by runs (flags, keys) ----

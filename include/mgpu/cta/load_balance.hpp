@@ -30,8 +30,7 @@ struct lbs_range {
   std::int64_t item_begin, item_end, head_begin, head_end;
 
   // Tile `tile` (of NV merge steps) from its partitions: p[tile], p[tile + 1] items precede its start
-  // and end. A null p stands for the partitions of a single tile (count + num_heads <= nv): 0 and
-  // count.
+  // and end.
   MGPU_HOST_DEVICE static std::int64_t clamp(std::int64_t x, std::int64_t lo, std::int64_t hi) {
     return x < lo ? lo : x > hi ? hi : x;
   }
@@ -41,13 +40,18 @@ struct lbs_range {
     std::int64_t first = std::int64_t(tile) * nv, total = count + num_heads;
     std::int64_t last = first + nv < total ? first + nv : total;
     lbs_range r;
-    r.item_begin = clamp(p ? p[tile] : 0, 0, count);
-    r.item_end = clamp(p ? p[tile + 1] : count, r.item_begin, count);
+    r.item_begin = clamp(p[tile], 0, count);
+    r.item_end = clamp(p[tile + 1], r.item_begin, count);
     r.head_begin = clamp(first - r.item_begin, 0, num_heads);
     std::int64_t room = (last - first) - (r.item_end - r.item_begin);
     r.head_end = clamp(last - r.item_end, r.head_begin, r.head_begin + (room > 0 ? room : 0));
     r.head_end = r.head_end < num_heads ? r.head_end : num_heads;
     return r;
+  }
+
+  // The only tile of an input of count + num_heads <= nv steps: everything, no partitions needed.
+  MGPU_HOST_DEVICE static lbs_range whole(std::int64_t count, std::int64_t num_heads) {
+    return lbs_range{0, count, 0, num_heads};
   }
 };
 
@@ -77,13 +81,17 @@ struct cta_load_balance {
   };
 
   // Labels the items of tile `tile` of the merge of items [0, count) with heads[0, num_heads),
-  // given partitions p from load_balance_partitions with spacing nv (or null, for an input of a
-  // single tile: count + num_heads <= nv, no partition pass needed). All NT threads call it;
+  // given partitions p from load_balance_partitions with spacing nv. All NT threads call it;
   // it ends with a barrier, so every thread may read any item's label at once.
   template <typename HeadIt>
   MGPU_DEVICE static tile_t run(int tid, int tile, std::int64_t count, HeadIt heads, std::int64_t num_heads,
                                 const std::int64_t* p, storage_t& s) {
-    lbs_range r = lbs_range::of_tile(tile, nv, count, num_heads, p);
+    return run(tid, lbs_range::of_tile(tile, nv, count, num_heads, p), heads, s);
+  }
+  // The same for the tile of range r (of_tile's, or whole(count, num_heads) for an input of a
+  // single tile, which needs no partition pass).
+  template <typename HeadIt>
+  MGPU_DEVICE static tile_t run(int tid, lbs_range r, HeadIt heads, storage_t& s) {
     int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
     // s.heads[k] = heads[head_begin - 1 + k]; the head before the first exists unless it is 0.
     if (tid == 0) s.heads[0] = r.head_begin > 0 ? std::int64_t(heads[r.head_begin - 1]) : std::int64_t(0);
