@@ -1276,6 +1276,7 @@ const std::vector<primitive>& primitives() {
       segsort_entry<false>("segsort_fixed_2", {sp::fixed, 2}, profile),
       segsort_entry<false>("segsort_fixed_8", {sp::fixed, 8}, profile),
       segsort_entry<false>("segsort_fixed_16", {sp::fixed, 16}, profile),
+      segsort_entry<false>("segsort_fixed_32", {sp::fixed, 32}, profile),  // the small-inputs issue's row
       segsort_entry<false>("segsort_fixed_96", {sp::fixed, 96}, profile),
       segsort_entry<false>("segsort_fixed_128", {sp::fixed, 128}, profile),
       segsort_entry<false>("segsort_fixed_256", {sp::fixed, 256}, profile),

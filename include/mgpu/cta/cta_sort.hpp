@@ -3,7 +3,8 @@
 // cta_sort: a stable sort of one tile of NV = NT * VT keys (and values) held in registers in
 // thread order. Each thread sorts its own VT keys with a sorting network, then log2(NT) rounds
 // of merges in shared memory double the sorted runs (VT, 2 VT, ..., NV), each thread merging VT
-// outputs of its pair of runs found by Merge Path. The first stage of mergesort.
+// outputs of its pair of runs found by Merge Path; a partial tile stops once one run holds all of
+// it. The first stage of mergesort.
 //
 // cta_segmented_sort: the same rounds for a tile cut into segments, each sorted on its own (the
 // first stage of segmented_sort). In a round, the only elements that move are those of the one
@@ -46,6 +47,7 @@ struct cta_sort {
     odd_even_sort(keys, values, comp, mine);
     MGPU_UNROLL
     for (int coop = 2; coop <= NT; coop *= 2) {
+      if (VT * (coop / 2) >= count) break;  // one run already holds the whole (short) tile
       MGPU_UNROLL
       for (int i = 0; i < VT; ++i) storage.keys[VT * tid + i] = keys[i];
       __syncthreads();
