@@ -159,6 +159,38 @@ MGPU_TEST(Compact, ByFlags) {
   for (std::int64_t j = 0; j < (n + 2) / 3; ++j) ASSERT_EQ(got[std::size_t(j)], 5 + 3 * j) << j;
 }
 
+// Values read through an iterator (not a pointer) are read only where the flag is set: here each
+// read of a value whose flag is clear counts itself.
+struct value_counting_clear_reads {
+  const std::uint8_t* flags;
+  int* clear_reads;
+  MGPU_DEVICE int operator()(std::int64_t i) const {
+    if (!flags[i]) atomicAdd(clear_reads, 1);
+    return int(i);
+  }
+};
+
+MGPU_TEST(Compact, ByFlagsReadsIteratorValuesOnlyWhereFlagged) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t n = 3 * mgpu::compact_by_flags_params<int>::nv + 17;
+  std::vector<std::uint8_t> flags = random_vector<std::uint8_t>(n, rng, 0, 9);
+  for (std::uint8_t& f : flags) f = f == 0;  // about one in ten
+  mgpu::buffer<std::uint8_t> dflags(flags, ctx);
+  mgpu::buffer<int> clear_reads(std::vector<int>{0}, ctx), out = poisoned<int>(n, ctx);
+  auto values = mgpu::make_transform_iterator(mgpu::make_counting_iterator<std::int64_t>(0),
+                                              value_counting_clear_reads{dflags.data(), clear_reads.data()});
+  std::int64_t kept = mgpu::compact_by_flags(values, dflags.data(), n, out.data(), ctx);
+  std::vector<int> expected;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (flags[std::size_t(i)]) expected.push_back(int(i));
+  ASSERT_EQ(kept, std::int64_t(expected.size()));
+  std::vector<int> got = out.to_host();
+  got.resize(expected.size());
+  EXPECT_TRUE(same(expected, got));
+  EXPECT_EQ(clear_reads.to_host()[0], 0);
+}
+
 // transform_compact: the cells of a 2-D grid inside a disc, written as (x, y) pairs: no input array.
 MGPU_TEST(Compact, TransformCompact) {
   mgpu::context ctx;

@@ -18,7 +18,8 @@
 //    transform_compact calls write(index, position) straight from the deciding thread. The last
 //    tile writes the total.
 //
-// compact_by_flags reads a value only where its flag is set: sparse flags read few values.
+// compact_by_flags from a pointer reads every value with its flag, in the same round of loads (as
+// CUB does); through any other iterator it reads a value only where its flag is set.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -78,11 +79,15 @@ struct select_if {
 template <typename It, typename FlagIt>
 struct select_flagged {
   using item_t = iterator_value_t<It>;
+  // A pointer's values are read whatever their flags: the value loads then need not wait for the
+  // flags, and the tile's loads come in one round instead of two. An iterator may compute its
+  // values or have effects: it is read only where a flag is set.
+  static constexpr bool read_all = std::is_pointer<It>::value;
   It input;
   FlagIt flags;
   MGPU_DEVICE bool load(std::int64_t index, item_t& item) const {
     bool keep = bool(flags[index]);
-    if (keep) item = input[index];  // values of dropped items are never read
+    if (read_all || keep) item = input[index];
     return keep;
   }
 };
@@ -267,7 +272,8 @@ std::int64_t compact(It input, std::int64_t count, Out output, Pred pred, contex
 
 // Copies input[i] for every i in [0, count) whose flags[i] is true (non-zero) to output[0, k), in
 // order, and writes k to num_selected[0]. flags has one entry per value (any type that converts to
-// bool: bool, std::uint8_t, int, ...), so it shares count with input and comes before it. A value
+// bool: bool, std::uint8_t, int, ...), so it shares count with input and comes before it. Input as
+// a pointer: every value is read (input[0, count) must be readable); as any other iterator: a value
 // whose flag is clear is never read. Output and flags must not overlap the input or each other.
 // Throws as compact does.
 template <typename params = void, typename It, typename FlagIt, typename Out, typename CountOut>
