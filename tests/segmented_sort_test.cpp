@@ -134,9 +134,9 @@ MGPU_TEST(SegmentedSort, ManyLevelsWithSmallTiles) {
 }
 
 // Segment lengths around multiples of VT, the run length of the blocksort's rounds: where one
-// flat round can finish a tile (no segment crosses two run boundaries) and where it just cannot.
-// Shifting the first head makes the first segment start before the array and moves every
-// boundary crossing.
+// flat round can finish a tile (no segment crosses two run boundaries) and where it just cannot;
+// and short segments of every length up to 17. Shifting the first head makes the first segment
+// start before the array and moves every boundary crossing.
 MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
@@ -144,7 +144,10 @@ MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
   const int vt = P::vt;
   const std::int64_t n = 2 * P::nv + 37;
   std::vector<int> keys = random_keys<int>(n, 100, rng);
-  for (int size : {2, vt - 1, vt, vt + 1, vt + 2, 2 * vt, 2 * vt + 1, 2 * vt + 2, 4 * vt + 1, 4 * vt + 2, 8 * vt + 2}) {
+  std::vector<int> sizes{1, 2, 3, 4, 5, 8, 9, 15, 16, 17};
+  for (int size : {vt - 1, vt, vt + 1, vt + 2, 2 * vt, 2 * vt + 1, 2 * vt + 2, 4 * vt + 1, 4 * vt + 2, 8 * vt + 2})
+    sizes.push_back(size);
+  for (int size : sizes) {
     for (int shift : {0, 1, vt / 2, vt - 1}) {
       SCOPED_TRACE("size=" + std::to_string(size) + " shift=" + std::to_string(shift));
       std::vector<int> heads;
@@ -157,6 +160,11 @@ MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
   std::uniform_int_distribution<int> coin(0, 40);
   for (std::int64_t h = 0; h < n; h += coin(rng) == 0 ? 3 * vt + 5 : 1 + coin(rng) % (vt + 1)) mixed.push_back(int(h));
   check_segmented_sort(ctx, keys, mixed, mgpu::less<int>());
+  // Short segments of random lengths up to 16 over keys with many ties (stability).
+  std::vector<int> few = random_keys<int>(n, 3, rng);
+  std::vector<int> short_heads;
+  for (std::int64_t h = 0; h < n; h += 1 + coin(rng) % 16) short_heads.push_back(int(h));
+  check_segmented_sort(ctx, few, short_heads, mgpu::less<int>());
 }
 
 MGPU_TEST(SegmentedSort, UserStructWithLambda) {

@@ -57,6 +57,10 @@ namespace detail {
 struct segment_span {
   std::int64_t begin, end;
 };
+// The segments that hold a tile's first and last positions.
+struct segment_ends {
+  segment_span first, last;
+};
 
 // Device views that answer "which segment holds position p" and mark a tile's heads.
 // By head indices: a binary search over the heads; each tile's heads come from a partition.
@@ -68,7 +72,20 @@ struct head_index {
   const std::int64_t* tile_heads;
 
   MGPU_HOST_DEVICE segment_span around(std::int64_t position) const {
-    std::int64_t i = binary_search<bounds::upper>(heads, num_heads, position, less<>());
+    return span_below(binary_search<bounds::upper>(heads, num_heads, position, less<>()), position);
+  }
+  // The segments at the two ends of tile `tile`, [t0, t1). The tile's partition bounds them: the
+  // heads after t1 - 1 start at tile_heads[tile + 1], and those after t0 at tile_heads[tile] or
+  // just past the heads equal to t0: a few loads, no search.
+  MGPU_DEVICE segment_ends tile_ends(int tile, std::int64_t t0, std::int64_t t1) const {
+    if (!tile_heads) return segment_ends{around(t0), around(t1 - 1)};
+    const std::int64_t next = tile_heads[tile + 1];
+    std::int64_t i = tile_heads[tile];
+    while (i < next && std::int64_t(heads[i]) <= t0) ++i;
+    return segment_ends{span_below(i, t0), span_below(next, t1 - 1)};
+  }
+  // The segment holding `position`, given i, the number of heads at or before it.
+  MGPU_HOST_DEVICE segment_span span_below(std::int64_t i, std::int64_t position) const {
     std::int64_t begin = i > 0 ? std::int64_t(heads[i - 1]) : 0;
     std::int64_t end = i < num_heads ? std::int64_t(heads[i]) : count;
     // Sorted heads in [0, count] need no clamping; unsorted ones (undefined behaviour in unchecked
@@ -108,6 +125,9 @@ struct flag_index {
                        : w + 1 < words   ? first_head_from[w + 1]
                                          : count;
     return segment_span{begin > 0 ? begin : 0, end < count ? end : count};
+  }
+  MGPU_DEVICE segment_ends tile_ends(int, std::int64_t t0, std::int64_t t1) const {
+    return segment_ends{around(t0), around(t1 - 1)};
   }
   template <int NT>
   MGPU_DEVICE void mark_heads(int tid, int, std::int64_t t0, int valid, int* head_at) const {
@@ -290,12 +310,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     platform::memset_device(stored_p, 0, sizeof(unsigned) * (tiles + 1), ctx.stream());
     transform<search_params>(
         [=] MGPU_LAMBDA(std::int64_t t) {
-          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          tile_segments e;
-          e.first = index.around(t0);
-          e.last = index.around(t1 - 1);
-          e.first_level = last_level(e.first, NV);
-          e.last_level = last_level(e.last, NV);
+          const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          const segment_ends found = index.tile_ends(int(t), t0, t1);
+          const tile_segments e{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
           ends_p[t] = e;
           // Each long segment reports its last level once: from the tile that holds its end.
           if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
