@@ -193,10 +193,14 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     int split = merge_path<B>(s.keys + a_begin, a_n, s.keys + b_begin, b_end - b_begin, diag, comp);
     int ai = a_begin + split, bi = b_begin + diag - split;
     unsigned long long matched = 0;  // a's in the low half, b's in the high half
+    // The keys at ai and bi stay in registers: a step loads only the next key of the side it took.
+    // (Loading both every step doubled the tile's shared-memory loads, whose bank conflicts kept
+    // the shared pipe 91% busy on an H100: bench/results/2026-11-26_h100_search_loads_ab.txt.) A
+    // side may be read one past its range: its neighbour, or a slot of keys[] never used.
+    K a_key = s.keys[ai], b_key = s.keys[bi];
     MGPU_UNROLL
     for (int step = 0; step < VT; ++step) {
       if (diag + step >= tile_total) break;
-      K a_key = s.keys[ai], b_key = s.keys[bi];
       bool take_a = bi >= b_end || (ai < a_end && (B == bounds::lower ? !comp(b_key, a_key) : comp(a_key, b_key)));
       if (take_a) {
         // a's bound is the b position reached; its neighbour there was loaded if it exists.
@@ -207,17 +211,17 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
               B == bounds::lower ? bound < b_count && !comp(a_key, b_key) : bound > 0 && !comp(s.keys[bi - 1], a_key);
         if constexpr (A_OUT != search_output::none) s.results[ai - a_begin] = search_value<A_OUT, RA>(bound, match);
         matched += match;
-        ++ai;
+        a_key = s.keys[++ai];
       } else {
         std::int64_t bound = a0 + (ai - a_begin);
         bool match = false;
         if constexpr (writes_match(B_OUT))
-          match = B == bounds::lower ? bound > 0 && !comp(s.keys[ai - 1], b_key)
-                                     : bound < a_count && !comp(b_key, s.keys[ai]);
+          match =
+              B == bounds::lower ? bound > 0 && !comp(s.keys[ai - 1], b_key) : bound < a_count && !comp(b_key, a_key);
         if constexpr (B_OUT != search_output::none)
           s.results[a_n + bi - b_begin] = search_value<B_OUT, RB>(bound, match);
         matched += (unsigned long long)match << 32;
-        ++bi;
+        b_key = s.keys[++bi];
       }
     }
     __syncthreads();
