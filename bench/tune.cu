@@ -658,6 +658,24 @@ void profile_new_families(mgpu::context& ctx, std::int64_t n) {
   MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
 }
 
+// One call each of the segmented reduction by heads over segments of 65536 and of 4 items, and an
+// inclusive scan of the same int32 input, for a per-kernel look under ncu.
+void profile_segreduce(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> in(n), out(n);
+  bench::fill_random<int>(in.data(), n, 23, 0, 999, ctx);
+  for (int size : {65536, 4}) {
+    std::vector<int> h = profile_heads(n, size);
+    h.push_back(int(n));
+    bench::device_array<int> heads(std::int64_t(h.size()));
+    MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size()) - 1), out.data(),
+                           0, mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  }
+  mgpu::inclusive_scan(in.data(), n, out.data(), mgpu::plus<int>(), ctx);
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+}
+
 // One call each of compact, compact_by_flags and an inclusive segmented scan of segments of 1,
 // and their CUB counterparts (DeviceSelect::If / Flagged, DeviceScan::InclusiveSumByKey over
 // segment ids), for a per-kernel look under ncu.
@@ -742,8 +760,8 @@ int main(int argc, char** argv) {
     // Segmented reduce shapes over segments of 1, 4, 32, 1024, 65536 and one segment; reduce_by_key's.
     if (what == "segreduceshapes")
       for (int size : {1, 4, 32, 1024, 65536, 0})
-        tune_segmented_reduce<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>,
-                              lpm<128, 15, 8>>(ctx, n, size, flush);
+        tune_segmented_reduce<lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<128, 27>, lp<256, 11>, lp<192, 15>,
+                              lp<96, 23>>(ctx, n, size, flush);
     if (what == "reducebykeyshapes")
       for (int run : {1, 4, 64, 1024})
         tune_reduce_by_key<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>>(
@@ -763,6 +781,7 @@ int main(int argc, char** argv) {
                           lpm<128, 11, 16>>(ctx, n, size, flush);
     if (what == "profilenew") profile_new_families(ctx, n);
     if (what == "profileprimer") profile_primer(ctx, n);
+    if (what == "profilesegreduce") profile_segreduce(ctx, n);
     if (what == "segscanshapes")
       for (int size : {1, 2, 32, 1024})
         tune_segmented_scan<lp<128, 41>, lp<128, 31>, lp<128, 25>, lp<128, 23>, lp<128, 19>, lp<128, 15>, lp<256, 15>,

@@ -168,6 +168,11 @@ void check_profiles(mgpu::context& ctx, std::int64_t n, std::mt19937_64& rng) {
   heads = heads_of(sizes, total);
   sums(heads, "a crowd of empty segments around one of a tile");
   maps(heads, "a crowd of empty segments around one of a tile");
+  // Segments over several tiles, with empty ones between them: tiles that close nothing carry
+  // their values through to the one that closes the segment, and the last tile closes none.
+  heads = heads_of({2 * heads_nv + 5, 0, 0, 3 * heads_nv, 1, 0, heads_nv - 2, 4 * heads_nv + 9}, total);
+  sums(heads, "segments over several tiles");
+  maps(heads, "segments over several tiles");
   heads = heads_of(random_sizes(n / 8, 12, rng), total, int(heads_nv + 17));
   sums(heads, "items before the first head");
   maps(heads, "items before the first head");

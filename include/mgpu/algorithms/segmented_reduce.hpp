@@ -9,10 +9,11 @@
 // segments' sizes: a million empty segments cost what a million items do. In a tile, every thread
 // walks its VT steps serially (its start found by Merge Path in the tile's heads), folding items
 // and closing a segment at each head it passes: segments that open and close within one thread
-// are finished there. What a thread leaves open, and the segment open on entry to the tile, are
-// joined by one CTA scan of (heads passed, value of the open segment) pairs, with the tile's
-// predecessors' part of its first segment arriving by decoupled look-back inside that scan. The
-// tile's results wait in shared memory, one per segment, and are stored coalesced.
+// are finished there. What a thread leaves open is joined by one CTA scan of (heads passed, value
+// of the open segment) pairs; the tile's results wait in shared memory, one per segment, and are
+// stored coalesced. No tile waits on another: the segment open on entry to a tile is the only one
+// that needs its predecessors, so the tile records its own part of it and its aggregate pair, and
+// an exclusive scan of the tiles' pairs (a second, small pass) closes those segments.
 //
 // Starts by flags or by keys (segments_by_flags, reduce_by_key): tiles of NV items, VT
 // consecutive items per thread. A run starts where a flag is set or where a key differs from the
@@ -20,7 +21,9 @@
 // index of its runs and the value carried into its first one, and each tile its predecessors'
 // through look-back; keys and values are staged in shared memory and stored coalesced.
 //
-// Either kernel folds each item exactly once, in index order: op need only be associative.
+// Either kernel folds each item exactly once, in index order: op need only be associative. (The
+// heads kernel may read a value twice, or f(i) of transform_segreduce call twice: a tile's last
+// row of loads reads on into the next tile's values.)
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -37,6 +40,7 @@
 #include "../platform/memory.hpp"
 #include "load_balance.hpp"
 #include "preconditions.hpp"
+#include "scan.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -53,7 +57,9 @@ constexpr int steps_within_44k(int bytes, int NT = 128) { return std::max(1, std
 // The tile shape of the segmented reductions by heads, computing in T, with per-segment values of
 // type V cached (empty_t: none) and per-item segment labels (the load-balancing forms): 128
 // threads with up to 15 steps each, fewer where a tile's shared memory (a head, a value and a
-// result per step, plus a label and a cached value) would pass 44 KiB. Not yet measured on a GPU.
+// result per step, plus a label and a cached value) would pass 44 KiB. On an H100 (int32), 128 x 15,
+// 19, 23, 27 and 192 x 15 ran within 4% of each other, 128 x 11 and 256 x 11 8-25% slower
+// (bench/results/2026-11-26_h100_segreduce_ab.txt).
 template <typename T, typename V = empty_t, bool labels = false>
 using segreduce_params = launch_params<128, detail::steps_within_44k(4 + 2 * int(sizeof(T)) + (labels ? 4 : 0) +
                                                                      (has_values_v<V> ? int(sizeof(V)) : 0))>;
@@ -182,13 +188,70 @@ struct values_indirect {
   }
 };
 
+// x[i] = input[begin + NT * i + tid] for the rows i < rows, unpredicated (rows is the same for the
+// whole CTA): where the rows pass the end of the input (`end`), that thread reads end - 1 instead.
+template <int NT, typename T, int VT, typename It>
+MGPU_DEVICE void load_rows(array_t<T, VT>& x, It input, std::int64_t begin, int rows, std::int64_t end, int tid) {
+  if (begin + std::int64_t(NT) * rows <= end) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (i < rows) x[i] = input[begin + NT * i + tid];
+  } else {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      std::int64_t j = begin + NT * i + tid;
+      if (i < rows) x[i] = input[j < end ? j : end - 1];
+    }
+  }
+}
+
+// What a tile of the heads kernel leaves for the fix-up pass: its aggregate (heads passed, value of
+// the segment open at its end) and its part of its local segment 0, the segment open on entry
+// (the values of its items before its first head, or of all its items where it has no head;
+// absent where there are none).
+template <typename T>
+struct tile_record {
+  run_carry<T> aggregate;
+  maybe<T> lead;
+};
+
+// The fix-up pass is an exclusive scan of the tiles' aggregates: these read them, and write, for
+// every tile that closes its local segment 0 (it has a head, or it is the last tile), that
+// segment's value: what the tiles before it carry (prefix) op the tile's own part.
+template <typename T>
+struct tile_aggregates {
+  const tile_record<T>* records;
+  MGPU_HOST_DEVICE run_carry<T> operator()(std::int64_t tile) const { return records[tile].aggregate; }
+};
+
+template <typename T, typename Out, typename Op>
+struct close_first_segments {
+  const tile_record<T>* records;
+  Out output;
+  Op op;
+  std::int64_t last_tile;
+  MGPU_HOST_DEVICE void operator()(const run_carry<T>& prefix, std::int64_t tile) const {
+    const std::int64_t heads_before = prefix.closed;  // local segment 0 of the tile is heads_before - 1
+    const tile_record<T> r = records[tile];
+    if (heads_before > 0 && (std::int64_t(r.aggregate.closed) > 0 || tile == last_tile))
+      output[heads_before - 1] = r.lead.valid ? T(op(prefix.value, r.lead.value)) : prefix.value;
+  }
+};
+
+// source.stage(i) as an iterator.
+template <typename Source>
+struct stages_of {
+  Source source;
+  MGPU_DEVICE typename Source::staged_t operator[](std::int64_t i) const { return source.stage(i); }
+};
+
 // A tile's shared memory: its heads (relative to its first item), its values, a result per local
 // segment, and for the load-balancing forms a local segment per item and the cached values of its
 // segments. The scan's storage is separate: threads write results while others still scan.
 template <int NT, int VT, typename T, typename V, bool labels>
 struct segreduce_storage {
   static constexpr int nv = NT * VT;
-  int heads[nv];
+  int heads[nv + 1];  // then a sentinel past the last item
   T values[nv];
   T results[nv + 1];
   int labels_[labels ? nv : 1];
@@ -203,7 +266,8 @@ struct segreduce_storage {
 template <bool SINGLE, typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out,
           typename Op>
 void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, HeadIt heads, std::int64_t num_heads,
-                            Out output, T init, Op op, const std::int64_t* p, int tiles, context& ctx) {
+                            Out output, T init, Op op, const std::int64_t* p, tile_record<T>* records, int tiles,
+                            context& ctx) {
   // (Inside the kernel, Source::by_segment and has_values_v<V> rather than local constants: nvcc
   // would capture those.)
   using V = lbs_value_t<CachedIt>;
@@ -212,9 +276,6 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
   static_assert(sizeof(storage_t) <= 48 * 1024,
                 "mgpu: a segmented reduction's tile takes too much shared memory for this value type: pass smaller "
                 "launch_params (fewer values per thread) as the first template argument");
-  using state_t = lookback_state<run_carry<T>>;
-  buffer<unsigned char> state_memory = zeroed_bytes(state_t::storage_bytes(tiles), ctx);
-  state_t state(state_memory.data(), tiles);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> storage;
@@ -222,40 +283,42 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
     Source src = source;  // (captured outside `if constexpr`, as nvcc requires)
     CachedIt cached_values = cached;
     const T init_value = init;
-    const lbs_range r = SINGLE ? lbs_range::whole(count, num_heads) : lbs_range::of_tile(tile, NV, count, num_heads, p);
+    const std::int64_t item_count = count;
+    const lbs_range r =
+        SINGLE ? lbs_range::whole(item_count, num_heads) : lbs_range::of_tile(tile, NV, item_count, num_heads, p);
     const int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
     const int total = items + head_count;
     const std::int64_t segment_begin = r.head_begin - 1;  // the segment of local segment 0 (-1: none)
 
-    // Load the tile's heads, relative to its first item (clamped into the tile, so that unsorted
-    // heads keep every access inside it), and, where the values do not depend on the segment,
-    // its values: every load in flight before the first store.
-    array_t<int, VT> h;
+    // Load the tile's heads and, where the values do not depend on the segment, its values, every
+    // global load issued before the first shared store: loads and stores under one condition
+    // (j < count) were interleaved by the compiler, the stores waiting on the loads one by one
+    // (ncu, H100). So the loads are unpredicated, whole rows of NT, the last row reading on past
+    // the tile (into the next tile's elements, or at the input's end the last element again).
+    const int head_rows = div_up(head_count, NT), item_rows = div_up(items, NT);
+    array_t<iterator_value_t<HeadIt>, VT> raw_heads;
     array_t<T, VT> x;
+    load_rows<NT>(raw_heads, heads, r.head_begin, head_rows, num_heads, tid);
+    if constexpr (!Source::by_segment) {
+      array_t<typename Source::staged_t, VT> staged;
+      load_rows<NT>(staged, stages_of<Source>{src}, r.item_begin, item_rows, item_count, tid);
+      MGPU_UNROLL
+      for (int i = 0; i < P::vt; ++i)  // (P::vt: VT would be first captured here, as nvcc forbids)
+        if (i < item_rows) x[i] = src.template finish<T>(staged[i]);
+    }
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       int j = NT * i + tid;
       if (j < head_count) {
-        std::int64_t head = std::int64_t(heads[r.head_begin + j]) - r.item_begin;
-        h[i] = int(head < 0 ? 0 : head > items ? items : head);
+        // (In 32 bits: a sorted head of the tile is within items of its first; any other lands
+        // somewhere in [0, items], which is all that safety asks.)
+        std::uint32_t head = std::uint32_t(raw_heads[i]) - std::uint32_t(r.item_begin);
+        s.heads[j] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
       }
-    }
-    if constexpr (!Source::by_segment) {
-      array_t<typename Source::staged_t, VT> staged;
-      MGPU_UNROLL
-      for (int i = 0; i < VT; ++i)
-        if (NT * i + tid < items) staged[i] = src.stage(r.item_begin + NT * i + tid);
-      MGPU_UNROLL
-      for (int i = 0; i < VT; ++i)
-        if (NT * i + tid < items) x[i] = src.template finish<T>(staged[i]);
-    }
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      int j = NT * i + tid;
-      if (j < head_count) s.heads[j] = h[i];
       if constexpr (!Source::by_segment)
         if (j < items) s.values[j] = x[i];
     }
+    if (tid == 0) s.heads[head_count] = items + 1;  // the walk's sentinel: after every item
     if constexpr (has_values_v<V>) {
       // Local segment 0 is the one open before the tile's first head (if any); then one per head.
       if (tid == 0 && segment_begin >= 0) s.cached[0] = cached_values[segment_begin];
@@ -313,56 +376,78 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
 
     // The serial walk. Passing head k closes local segment k and opens k + 1 with init. A
     // segment opened and closed here is complete; the first one this thread closes (its lead)
-    // still lacks what earlier threads and tiles hold of it.
+    // still lacks what earlier threads and tiles hold of it. The next head's position stays in a
+    // register (past the tile's heads, the sentinel), so a step is one comparison.
     int item = split, head = diag - split;
     const int first_segment = head;
-    maybe<T> acc{init_value, false}, lead{init_value, false};
+    int next_head = s.heads[head];
+    // After its first step a thread's open segment always has a value (its first item, or init
+    // from the head it passed), so only the first step deals with an absent one.
+    T acc = init_value;
+    maybe<T> lead{init_value, false};
     bool lead_closed = false;
+    if (diag < total) {
+      if (item < next_head) {
+        acc = s.values[item++];
+      } else {
+        lead_closed = true;  // the lead is empty: the segment closed holds nothing of this thread
+        next_head = s.heads[++head];
+      }
+    }
+    const int steps = total - diag < VT ? total - diag : VT;
     MGPU_UNROLL
-    for (int step = 0; step < VT; ++step) {
-      if (diag + step < total) {
-        if (head >= head_count || (item < items && item < s.heads[head])) {
-          acc = fold_into(acc, s.values[item++], op);
+    for (int step = 1; step < VT; ++step) {
+      if (step < steps) {
+        if (item < next_head) {
+          acc = T(op(acc, s.values[item++]));
         } else {
           if (lead_closed)
-            s.results[head] = acc.value;  // opened by this thread, so it holds init at least
+            s.results[head] = acc;
           else
-            lead = acc, lead_closed = true;
-          acc = maybe<T>{init_value, true};
-          ++head;
+            lead = maybe<T>{acc, true}, lead_closed = true;
+          acc = init_value;
+          next_head = s.heads[++head];
         }
       }
     }
 
-    // Scan (segments closed, value of the open one) over the threads, the tile's predecessors
-    // first: every thread learns the value its first segment had on entry. Every active thread's
-    // open value is present: it opened a segment with init, or all its steps were items.
+    // Scan (segments closed, value of the open one) over the threads: every thread learns the
+    // value its first segment had on entry to it from within the tile. Every active thread's open
+    // value is present: it opened a segment with init, or all its steps were items. What earlier
+    // tiles hold of the tile's local segment 0 is not waited for: the tile records its aggregate
+    // and its part of that segment, and the fix-up pass closes it (segreduce_by_heads).
     const int active = div_up(total, VT);
-    run_carry<T> mine{head - first_segment, acc.value};
+    run_carry<T> mine{head - first_segment, acc};
     carry_op<Op> combine{op};
+    auto record_aggregate = [&](const run_carry<T>& aggregate) {
+      if (!SINGLE && lane_id() == 0) {
+        records[tile].aggregate = aggregate;
+        if (head_count == 0) records[tile].lead = maybe<T>{aggregate.value, true};
+      }
+      return maybe<run_carry<T>>{aggregate, false};
+    };
     maybe<run_carry<T>> carry = cta_scan<NT, run_carry<T>>::template scan<scan_kind::exclusive>(
-                                    tid, mine, s.scan, combine, tile_lookback<T, Op>{state, combine, tile}, active)
+                                    tid, mine, s.scan, combine, record_aggregate, active)
                                     .prefix;
     if (VT * tid < total) {
       if (lead_closed) {
         maybe<T> value = lead;
         if (carry.valid) value = maybe<T>{lead.valid ? T(op(carry.value.value, lead.value)) : carry.value.value, true};
-        // (absent only for tile 0's thread 0 closing the no-segment before heads[0]: never stored)
-        if (value.valid) s.results[first_segment] = value.value;
+        if (first_segment > 0)
+          s.results[first_segment] = value.value;  // opened within the tile: present
+        else if (!SINGLE)
+          records[tile].lead = value;  // (a single tile's local segment 0 is no segment)
       }
-      // The last tile also stores the last segment, still open at its end.
-      if (tile == tiles - 1 && tid == active - 1)
+      // The last tile also stores the last segment, still open at its end, where it opened it.
+      if (tile == tiles - 1 && tid == active - 1 && head_count > 0)
         s.results[head_count] = carry.valid ? combine(carry.value, mine).value : mine.value;
     }
     __syncthreads();
 
-    // Coalesced stores of the segments this tile closed: local segments [0, head_count), and in
-    // the last tile the last one too.
+    // Coalesced stores of the segments this tile opened and closed: local segments
+    // [1, head_count), and in the last tile the last one too.
     const int last = tile == tiles - 1 ? head_count : head_count - 1;
-    for (int local = tid; local <= last; local += NT) {
-      std::int64_t segment = segment_begin + local;
-      if (segment >= 0) output[segment] = s.results[local];
-    }
+    for (int local = 1 + tid; local <= last; local += NT) output[segment_begin + local] = s.results[local];
   };
   cta_launch<P>(kernel, tiles, ctx);
 }
@@ -380,15 +465,25 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   const std::int64_t steps = checked_sum(fn, "count", count, "num_heads", num_heads);
   const int tiles = num_tiles<P>(steps, fn);
   if (tiles == 1 && !partitions) {
-    segreduce_heads_launch<true, P>(source, cached, count, heads, num_heads, output, init, op, nullptr, tiles, ctx);
+    segreduce_heads_launch<true, P>(source, cached, count, heads, num_heads, output, init, op, nullptr,
+                                    static_cast<tile_record<T>*>(nullptr), tiles, ctx);
     return;
   }
-  // Temporaries first (the partitions here, the look-back state in the launch): a failed
+  // Temporaries first (the partitions, the tiles' records, the fix-up scan's state): a failed
   // allocation leaves the output untouched.
   buffer<std::int64_t> own_partitions =
       partitions ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, P::nv, ctx);
+  buffer<tile_record<T>> records(tiles, ctx);
+  buffer<unsigned char> scan_temp(std::int64_t(scan_temp_bytes<void, run_carry<T>>(tiles)), ctx);
   segreduce_heads_launch<false, P>(source, cached, count, heads, num_heads, output, init, op,
-                                   partitions ? partitions : own_partitions.data(), tiles, ctx);
+                                   partitions ? partitions : own_partitions.data(), records.data(), tiles, ctx);
+  // The fix-up pass: a tile waits on no other (no look-back in the kernel above, which measured
+  // on an H100 spent about 40% of its time there); the local segments 0 are closed here.
+  const tile_record<T>* r = records.data();
+  scan_impl<scan_kind::exclusive, void, run_carry<T>>(
+      "mgpu::segmented_reduce", make_load_iterator(tile_aggregates<T>{r}), tiles,
+      make_store_iterator(close_first_segments<T, Out, Op>{r, output, op, tiles - 1}),
+      maybe<run_carry<T>>{run_carry<T>{0, init}, true}, carry_op<Op>{op}, discard_iterator(), scan_temp.data(), ctx);
 }
 
 // ---- the reduction by runs (flags, keys) ----
@@ -637,7 +732,8 @@ void segmented_reduce(InputIt input, std::int64_t count, Segments segments, Out 
 
 // As segmented_reduce, with the values computed: f(i) for i in [0, count). f is a device lambda
 // (MGPU_LAMBDA) or functor; its result is converted to T. With heads, f is called for every index
-// in [0, count), those before heads[0] included (their values are not used).
+// in [0, count), those before heads[0] included (their values are not used), and may be called
+// more than once for an index: f must depend on i alone.
 template <typename params = void, typename F, typename Segments, typename Out, typename T, typename Op>
 void transform_segreduce(F f, std::int64_t count, Segments segments, Out output, T init, Op op, context& ctx) {
   detail::segreduce_dispatch<params>("mgpu::transform_segreduce", detail::values_from_index<F>{f},

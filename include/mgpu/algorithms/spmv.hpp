@@ -46,9 +46,11 @@ csr_matrix<ValuesIt, ColumnsIt, OffsetsIt> make_csr_matrix(ValuesIt values, Colu
   return csr_matrix<ValuesIt, ColumnsIt, OffsetsIt>{values, column_indices, row_offsets, num_rows, num_columns, nnz};
 }
 
-// The tile shape of spmv computing in T (as segmented reduce's).
+// The tile shape of spmv computing in T: segmented reduce's, with the registers a thread may take
+// capped where a tile keeps every value, column index and head in flight at once (4-byte T: 6
+// CTAs an SM, 85 registers; larger: 4 CTAs, 128 registers), the occupancy the kernel had before.
 template <typename T>
-using spmv_params = segreduce_params<T>;
+using spmv_params = launch_params<128, segreduce_params<T>::vt, sizeof(T) <= 4 ? 6 : 4>;
 
 namespace detail {
 
