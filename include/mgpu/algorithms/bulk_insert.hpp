@@ -126,13 +126,21 @@ void bulk_insert(AIt a, IndicesIt indices, std::int64_t a_count, BIt b, std::int
     }
 
     // Keys relative to the tile's first b: a sorted index lies in [0, b_tile] (clamped, so that
-    // unsorted input cannot leave the tile).
+    // unsorted input cannot leave the tile; in 32 bits, where any index lands in [0, b_tile]).
+    // The indices are all loaded before the first key is stored, unpredicated (a thread past the
+    // last reads it again): a load and its store under one condition were paired by the compiler,
+    // the store waiting on the load, one memory latency after another (SASS, sm_90).
+    const int a_rows = div_up(a_tile, NT);
+    array_t<std::uint32_t, VT> index_low;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (i < a_rows) index_low[i] = std::uint32_t(idx[a_begin + (NT * i + tid < a_tile ? NT * i + tid : a_tile - 1)]);
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       int j = NT * i + tid;
       if (j < a_tile) {
-        std::int64_t key = idx[a_begin + j] - b_begin;
-        s.keys[j] = key < 0 ? 0 : key > b_tile ? b_tile : int(key);
+        std::uint32_t key = index_low[i] - std::uint32_t(b_begin);
+        s.keys[j] = int(key < std::uint32_t(b_tile) ? key : std::uint32_t(b_tile));
       } else if (j < total_tile) {
         s.keys[j] = j - a_tile;
       }

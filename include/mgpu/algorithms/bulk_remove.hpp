@@ -119,11 +119,18 @@ void bulk_remove(InputIt input, std::int64_t count, IndicesIt indices, std::int6
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) s.slots[NT * i + tid] = NT * i + tid < valid;
     __syncthreads();
+    // The tile's indices are all loaded before any is marked, unpredicated (a thread past the last
+    // reads it again): a load and its store under one condition were paired by the compiler, the
+    // store waiting on the load, one memory latency after another (SASS, sm_90).
+    const int removed_rows = removed > 0 ? div_up(removed, NT) : 0;
+    array_t<std::int64_t, VT> removed_at;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (i < removed_rows) removed_at[i] = idx[removed_begin + (NT * i + tid < removed ? NT * i + tid : removed - 1)];
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
-      int k = NT * i + tid;
-      if (k < removed) {
-        std::int64_t slot = idx[removed_begin + k] - base;
+      if (NT * i + tid < removed) {
+        std::int64_t slot = removed_at[i] - base;
         if (slot >= 0 && slot < valid) s.slots[slot] = 0;  // (only unsorted input fails this)
       }
     }

@@ -553,9 +553,13 @@ void reduce_runs(const char* fn, Starts starts, ValuesIt values, std::int64_t co
     unsigned start_bits = 0;
     array_t<K, VT> k;
     if constexpr (Starts::has_keys) {
-      // keys[0] is the key before the tile (tile 0: unused), keys[1 + j] the tile's item j.
-      if (tid == 0 && base > 0) s.keys[0] = run_starts.keys[base - 1];
-      load_to_shared<NT, VT>(run_starts.keys + base, valid, tid, s.keys + 1);
+      // keys[0] is the key before the tile (tile 0: unused), keys[1 + j] the tile's item j, all
+      // loaded in the same rows (a load and a store of their own ahead of them held warp 0 up
+      // for a memory latency).
+      if (base > 0)
+        load_to_shared<NT, VT + 1>(run_starts.keys + (base - 1), valid + 1, tid, s.keys);
+      else
+        load_to_shared<NT, VT + 1>(run_starts.keys, valid, tid, s.keys + 1);
       MGPU_UNROLL
       for (int i = 0; i < VT; ++i) {
         if (i < mine) {

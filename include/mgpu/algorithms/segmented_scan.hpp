@@ -24,6 +24,7 @@
 #include "../core/buffer.hpp"
 #include "../core/checks.hpp"
 #include "../core/cta_launch.hpp"
+#include "../core/iterators.hpp"
 #include "../core/operators.hpp"
 #include "../core/segments.hpp"
 #include "../cta/cta_scan.hpp"
@@ -109,21 +110,31 @@ struct index_heads {
     // otherwise shuffles OR each run, in as many rounds as the longest run needs. (The range check
     // keeps unsorted heads, undefined in unchecked mode, inside the tile; they may then be
     // missed, never written outside it.)
-    // A thread loads `batch` heads before it marks any: with one load at a time, a tile dense
-    // in heads (segments of 1) waited out a memory latency per 128 of them. (4 ran as fast as 8 on
-    // an H100; 12 to 24 were slower: registers.)
+    // A thread loads `batch` heads before it marks any, and the next batch before it marks
+    // these: with one load at a time, a tile dense in heads (segments of 1) waited out a memory
+    // latency per 128 of them, and with one batch at a time one per batch. (4 ran as fast as 8 on
+    // an H100 without the prefetch; 12 to 24 were slower: registers.)
     constexpr int batch = 4;
     const int lane = tid % warp_size;
     const std::int64_t begin = tile_heads ? tile_heads[tile] : 0;
     const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
+    // (The heads stay raw until their batch is marked, so that nothing waits on the loads early.)
+    using head_t = iterator_value_t<HeadIt>;
+    auto load_batch = [&](std::int64_t h0, head_t(&raw)[batch]) {
+      MGPU_UNROLL
+      for (int k = 0; k < batch; ++k)
+        if (h0 + NT * k + lane < end) raw[k] = heads[h0 + NT * k + lane];
+    };
+    head_t next[batch];
+    load_batch(begin + (tid - lane), next);
     for (std::int64_t h0 = begin + (tid - lane); h0 < end; h0 += NT * batch) {
       int p[batch];  // positions in the tile; -1 outside it
       MGPU_UNROLL
       for (int k = 0; k < batch; ++k) {
-        const std::int64_t h = h0 + NT * k + lane;
-        const std::int64_t position = h < end ? std::int64_t(heads[h]) - base : -1;
+        const std::int64_t position = h0 + NT * k + lane < end ? std::int64_t(next[k]) - base : -1;
         p[k] = 0 <= position && position < valid ? int(position) : -1;
       }
+      if (h0 + NT * batch < end) load_batch(h0 + NT * batch, next);
       MGPU_UNROLL
       for (int k = 0; k < batch; ++k) {
         const bool inside = p[k] >= 0;

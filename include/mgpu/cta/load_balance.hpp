@@ -93,9 +93,15 @@ struct cta_load_balance {
   template <typename HeadIt>
   MGPU_DEVICE static tile_t run(int tid, lbs_range r, HeadIt heads, storage_t& s) {
     int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
-    // s.heads[k] = heads[head_begin - 1 + k]; the head before the first exists unless it is 0.
-    if (tid == 0) s.heads[0] = r.head_begin > 0 ? std::int64_t(heads[r.head_begin - 1]) : std::int64_t(0);
-    load_to_shared<NT, VT>(heads + r.head_begin, head_count, tid, s.heads + 1);
+    // s.heads[k] = heads[head_begin - 1 + k]; the head before the first exists unless it is 0. It
+    // is loaded in the same rows as the others (a load and a store of its own ahead of them held
+    // warp 0 up for a memory latency, SASS sm_90).
+    if (r.head_begin > 0) {
+      load_to_shared<NT, VT + 1>(heads + (r.head_begin - 1), head_count + 1, tid, s.heads);
+    } else {
+      if (tid == 0) s.heads[0] = 0;
+      load_to_shared<NT, VT>(heads, head_count, tid, s.heads + 1);
+    }
 
     int diag = VT * tid < items + head_count ? VT * tid : items + head_count;
     const std::int64_t* tile_heads = s.heads + 1;

@@ -126,21 +126,36 @@ MGPU_DEVICE void load_to_shared(It input, int count, int tid, T* shared) {
 
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
-// All VT loads are issued before any store: a store to shared memory between them would keep
-// the compiler from moving later loads above it (it cannot rule out aliasing), leaving one load
-// in flight per thread.
+// All VT loads are issued before any store. A full tile loads whole rows; a partial one loads
+// unpredicated too (a thread past the lists' end reads the last element again): under one
+// condition (j < total) ptxas paired each load with its store, the store waiting on the load,
+// and a thread of the set and sorted-search kernels (VT + 1 rows, the last partial) had a few
+// loads in flight instead of VT (SASS, sm_90).
 template <int NT, int VT, typename T, typename AIt, typename BIt>
 MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
-  int total = a_count + b_count;
+  const int total = a_count + b_count;
   array_t<T, VT> x;
-  MGPU_UNROLL
-  for (int i = 0; i < VT; ++i) {
-    int j = NT * i + tid;
-    if (j < total) x[i] = j < a_count ? T(a[j]) : T(b[j - a_count]);
+  if (total == NT * VT) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      int j = NT * i + tid;
+      x[i] = j < a_count ? T(a[j]) : T(b[j - a_count]);
+    }
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
+  } else {
+    const int rows = (total + NT - 1) / NT;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      if (i < rows) {  // (the same for every thread)
+        int j = NT * i + tid < total ? NT * i + tid : total - 1;
+        x[i] = j < a_count ? T(a[j]) : T(b[j - a_count]);
+      }
+    }
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (NT * i + tid < total) shared[NT * i + tid] = x[i];
   }
-  MGPU_UNROLL
-  for (int i = 0; i < VT; ++i)
-    if (NT * i + tid < total) shared[NT * i + tid] = x[i];
   __syncthreads();
 }
 
