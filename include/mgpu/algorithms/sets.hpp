@@ -44,9 +44,12 @@ namespace mgpu {
 // alone: 128 x 31, measured on an H100 (bench/results/2026-11-25_h100_set_shapes.txt: 13-17%
 // faster than 256 x 15 at 2^26 and 2^28; larger tiles amortize the Balanced Path searches). With
 // values, 128 x 31 takes 139 registers a thread (the steps' positions stay live), so pairs and
-// wider keys keep merge's 256 x 15 (x 7 past 8 bytes).
+// wider keys keep merge's 256 x 15 (x 7 past 8 bytes). The keys' shape keeps 7 CTAs an SM (72
+// registers, 16 bytes spilled): with its 32 loads in flight at once ptxas took 80 registers, 6
+// CTAs an SM, and set operations on keys ran 1-5% slower at 2^24-2^28 than capped
+// (bench/results/2026-11-26_h100_loads_first_ab.txt).
 template <typename K, typename V = empty_t>
-using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31>,
+using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31, 7>,
                                       launch_params<256, (sizeof(K) <= 8 ? 15 : 7)>>;
 
 namespace detail {
