@@ -125,7 +125,7 @@ struct index_heads {
       for (int k = 0; k < batch; ++k)
         if (h0 + NT * k + lane < end) raw[k] = heads[h0 + NT * k + lane];
     };
-    head_t next[batch];
+    head_t next[batch] = {};  // (g++ cannot see that only loaded entries are read)
     load_batch(begin + (tid - lane), next);
     for (std::int64_t h0 = begin + (tid - lane); h0 < end; h0 += NT * batch) {
       int p[batch];  // positions in the tile; -1 outside it
