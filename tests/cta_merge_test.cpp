@@ -1,7 +1,7 @@
 // The CTA building blocks of the merge family: merge_path and binary_search (host calls) against
-// brute-force definitions, merge_path_partitions and binary_search_partitions (device) against
-// the same definitions on the host, and user kernels written with cta_launch that run cta_sort on
-// tiles and odd_even_sort on one thread's registers, against std::stable_sort.
+// brute-force definitions, group_search (device, every group width) and merge_path_partitions and
+// binary_search_partitions (device) against the same definitions on the host, and user kernels written with cta_launch
+// that run cta_sort on tiles and odd_even_sort on one thread's registers, against std::stable_sort.
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -297,6 +297,72 @@ TEST(CtaMerge, BinarySearchMatchesStd) {
     };
     check(mgpu::less<std::int64_t>(), "less");
     check(mgpu::greater<std::int64_t>(), "greater");
+  }
+}
+
+// For every i in [0, searches), groups of `lanes` lanes (a kernel written with cta_launch) run
+// group_search on the lower and upper bound of keys[i] in data[0, n), and on merge_path at diagonal
+// diags[i] of data[0, n) and other[0, m).
+void group_searches(const int* data, std::int64_t n, const int* other, std::int64_t m, const int* keys,
+                    const std::int64_t* diags, std::int64_t searches, int lanes, std::int64_t* lower,
+                    std::int64_t* upper, std::int64_t* path, mgpu::context& ctx) {
+  using P = mgpu::launch_params<128, 1>;
+  auto kernel = [=] MGPU_LAMBDA(int tid, int cta) {
+    std::int64_t thread = std::int64_t(cta) * P::nt + tid;
+    std::int64_t i = thread / lanes < searches ? thread / lanes : searches - 1;  // the whole warp searches
+    mgpu::less<int> comp;
+    mgpu::detail::bound_search<mgpu::bounds::lower, const int*, std::int64_t, int, mgpu::less<int>> lo(data, n, keys[i],
+                                                                                                       comp);
+    mgpu::detail::bound_search<mgpu::bounds::upper, const int*, std::int64_t, int, mgpu::less<int>> up(data, n, keys[i],
+                                                                                                       comp);
+    mgpu::detail::merge_path_search<mgpu::bounds::lower, const int*, const int*, std::int64_t, mgpu::less<int>> mp(
+        data, n, other, m, diags[i], comp);
+    mgpu::detail::group_search(lo, lanes);
+    mgpu::detail::group_search(up, lanes);
+    mgpu::detail::group_search(mp, lanes);
+    if (thread / lanes < searches && thread % lanes == 0) {
+      lower[i] = lo.begin;
+      upper[i] = up.begin;
+      path[i] = mp.begin;
+    }
+  };
+  if (searches > 0) mgpu::cta_launch<P>(kernel, mgpu::num_tiles<P>(searches * lanes), ctx);
+}
+
+// group_search with every group width a warp allows, on sorted data with runs of equal keys, keys
+// below, inside and above it, against std::lower_bound / std::upper_bound and brute_merge_paths
+// (the partition tests above reach only the widths their numbers of searches choose).
+MGPU_TEST(CtaMerge, GroupSearchMatchesStd) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t n : {0, 1, 2, 31, 32, 33, 1000, 100003}) {
+    std::int64_t distinct = n / 3 + 1;
+    std::vector<int> data = sorted_random_keys<int, mgpu::less<int>>(n, distinct, rng);
+    std::vector<int> other = sorted_random_keys<int, mgpu::less<int>>(n / 2 + 5, distinct, rng);
+    std::int64_t m = std::int64_t(other.size());
+    std::vector<std::int64_t> paths = brute_merge_paths<mgpu::bounds::lower>(data, other, mgpu::less<int>());
+    std::vector<int> keys;
+    std::vector<std::int64_t> diags;
+    std::vector<std::int64_t> lower, upper, path;
+    for (int i = 0; i < 300; ++i) {
+      keys.push_back(int(std::int64_t(rng() % std::uint64_t(distinct + 2))) - 1);
+      diags.push_back(std::int64_t(rng() % std::uint64_t(n + m + 1)));
+      lower.push_back(std::lower_bound(data.begin(), data.end(), keys.back()) - data.begin());
+      upper.push_back(std::upper_bound(data.begin(), data.end(), keys.back()) - data.begin());
+      path.push_back(paths[std::size_t(diags.back())]);
+    }
+    mgpu::buffer<int> d_data(data, ctx), d_other(other, ctx), d_keys(keys, ctx);
+    mgpu::buffer<std::int64_t> d_diags(diags, ctx);
+    for (int lanes : {1, 2, 4, 8, 16, 32}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " lanes=" + std::to_string(lanes));
+      mgpu::buffer<std::int64_t> d_lower = poisoned<std::int64_t>(300, ctx), d_upper = poisoned<std::int64_t>(300, ctx),
+                                 d_path = poisoned<std::int64_t>(300, ctx);
+      group_searches(d_data.data(), n, d_other.data(), m, d_keys.data(), d_diags.data(), 300, lanes, d_lower.data(),
+                     d_upper.data(), d_path.data(), ctx);
+      EXPECT_TRUE(same(lower, d_lower.to_host())) << "lower bounds";
+      EXPECT_TRUE(same(upper, d_upper.to_host())) << "upper bounds";
+      EXPECT_TRUE(same(path, d_path.to_host())) << "merge paths";
+    }
   }
 }
 

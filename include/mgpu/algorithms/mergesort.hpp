@@ -76,14 +76,20 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
                 std::int64_t run, Comp comp, buffer<std::int64_t>& partitions, context& ctx) {
   int tiles = num_tiles<P>(count);
   std::int64_t* p = partitions.data();
-  transform<search_params>(
+  // Tile t's outputs start at position(t) of the merge of the run pair that holds it.
+  auto position = [=] MGPU_LAMBDA(std::int64_t t) { return t * P::nv < count ? t * P::nv : count; };
+  auto tile_pair = [=] MGPU_LAMBDA(std::int64_t t) {
+    return run_pair(position(t) < count ? position(t) : count - 1, run, count);
+  };
+  run_searches(
+      tiles + 1,
       [=] MGPU_LAMBDA(std::int64_t t) {
-        std::int64_t position = t * P::nv < count ? t * P::nv : count;
-        run_pair pair(position < count ? position : count - 1, run, count);
-        p[t] = pair.first + merge_path(src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end,
-                                       pair.b_end - pair.a_end, position - pair.first, comp);
+        run_pair pair = tile_pair(t);
+        return merge_path_search<bounds::lower, const K*, const K*, std::int64_t, Comp>(
+            src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end, pair.b_end - pair.a_end,
+            position(t) - pair.first, comp);
       },
-      tiles + 1, ctx);
+      [=] MGPU_LAMBDA(std::int64_t t, std::int64_t x) { p[t] = tile_pair(t).first + x; }, ctx);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<merge_storage<P::nv, K, V>> storage;

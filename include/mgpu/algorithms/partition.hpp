@@ -15,10 +15,42 @@
 
 namespace mgpu {
 
-// Shape of the partition kernels. A search is a chain of dependent global loads, so it is
-// latency-bound: one search per thread keeps as many chains in flight as there are searches
-// (transform's default of 8 per thread ran them one after another, 8x the latency).
+// Shape of the partition kernels: one search per thread, or per group of lanes (run_searches).
 using search_params = launch_params<128, 1>;
+
+namespace detail {
+// How many lanes share a search: a search is a chain of dependent loads, so it is latency-bound,
+// and a group of g lanes (group_search) takes log_g of the range's steps instead of log_2, at g - 1
+// times the loads. The groups' lanes are kept to a quarter of the device's resident threads: a
+// warp per search up to about 2,000 searches on an H100, narrower groups above, and one thread
+// per search (a halving) where four lanes each would not fit. With all resident threads as the
+// budget, merges and sorted searches of 2^24-2^26 elements ran 5-13% slower than with one thread
+// per search (the extra probes' traffic); with a sixteenth, 2^24 gained nothing
+// (bench/results/2026-11-26_h100_group_search_ab.txt).
+inline int lanes_per_search(std::int64_t searches, context& ctx) {
+  const std::int64_t budget = std::int64_t(ctx.props().sm_count) * ctx.props().max_threads_per_sm / 4;
+  int lanes = warp_size;
+  while (lanes > 4 && searches * lanes > budget) lanes /= 2;
+  return searches * lanes > budget ? 1 : lanes;
+}
+
+// Runs `count` independent searches: make_search(i) returns search i (a detail::search_range
+// with its go_right, as group_search takes), and store(i, answer) receives its answer, called by
+// one lane of its group. Stream-ordered; count >= 1.
+template <typename MakeSearch, typename Store>
+void run_searches(std::int64_t count, MakeSearch make_search, Store store, context& ctx) {
+  const int lanes = lanes_per_search(count, ctx);
+  auto kernel = [=] MGPU_LAMBDA(int tid, int cta) {
+    std::int64_t thread = std::int64_t(cta) * search_params::nt + tid;
+    std::int64_t i = thread / lanes;
+    // Lanes past the last search run a copy of it: a group search needs the whole warp.
+    auto search = make_search(i < count ? i : count - 1);
+    group_search(search, lanes);
+    if (i < count && thread % lanes == 0) store(i, search.begin);
+  };
+  cta_launch<search_params>(kernel, num_tiles<search_params>(count * lanes, "mgpu::detail::run_searches"), ctx);
+}
+}  // namespace detail
 
 // partitions[i] = merge_path<B>(a, a_count, b, b_count, min(i * spacing, a_count + b_count), comp)
 // for i in [0, ceil((a_count + b_count) / spacing)]: how many of a's elements the merge's first
@@ -38,12 +70,13 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<std::int64_t> partitions(count, ctx);
   std::int64_t* p = partitions.data();
-  transform<search_params>(
+  auto diag = [=] MGPU_LAMBDA(std::int64_t i) { return i * spacing < total ? i * spacing : total; };
+  detail::run_searches(
+      count,
       [=] MGPU_LAMBDA(std::int64_t i) {
-        std::int64_t diag = i * spacing < total ? i * spacing : total;
-        p[i] = merge_path<B>(a, a_count, b, b_count, diag, comp);
+        return detail::merge_path_search<B, AIt, BIt, std::int64_t, Comp>(a, a_count, b, b_count, diag(i), comp);
       },
-      count, ctx);
+      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t x) { p[i] = x; }, ctx);
   return partitions;
 }
 
@@ -65,12 +98,17 @@ buffer<balanced_split<std::int64_t>> balanced_path_partitions(AIt a, std::int64_
   std::int64_t count = div_up(total, spacing) + 1;
   buffer<balanced_split<std::int64_t>> partitions(count, ctx);
   balanced_split<std::int64_t>* p = partitions.data();
-  transform<search_params>(
+  auto diag = [=] MGPU_LAMBDA(std::int64_t i) { return i * spacing < total ? i * spacing : total; };
+  detail::run_searches(
+      count,
       [=] MGPU_LAMBDA(std::int64_t i) {
-        std::int64_t diag = i * spacing < total ? i * spacing : total;
-        p[i] = balanced_path(a, a_count, b, b_count, diag, comp);
+        return detail::merge_path_search<bounds::lower, AIt, BIt, std::int64_t, Comp>(a, a_count, b, b_count, diag(i),
+                                                                                      comp);
       },
-      count, ctx);
+      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t x) {
+        p[i] = detail::balance_merge_path_cut(a, a_count, b, b_count, diag(i), x, comp);
+      },
+      ctx);
   return partitions;
 }
 
@@ -91,12 +129,13 @@ buffer<std::int64_t> binary_search_partitions(KeyIt keys, std::int64_t count, st
   buffer<std::int64_t> partitions(partitions_count, ctx);
   std::int64_t* p = partitions.data();
   using key_t = iterator_value_t<KeyIt>;
-  transform<search_params>(
+  detail::run_searches(
+      partitions_count,
       [=] MGPU_LAMBDA(std::int64_t i) {
-        std::int64_t position = i * spacing < items ? i * spacing : items;
-        p[i] = binary_search<B>(keys, count, key_t(position), comp);
+        return detail::bound_search<B, KeyIt, std::int64_t, key_t, Comp>(
+            keys, count, key_t(i * spacing < items ? i * spacing : items), comp);
       },
-      partitions_count, ctx);
+      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t x) { p[i] = x; }, ctx);
   return partitions;
 }
 

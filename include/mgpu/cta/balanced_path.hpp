@@ -42,6 +42,43 @@ MGPU_HOST_DEVICE Int equal_run_before(It data, Int end, const Key& key, Comp com
   }
   return end;
 }
+
+// balanced_path's cut at `diag`, given x = merge_path(a, a_count, b, b_count, diag, comp): the
+// part after the Merge Path search, for callers that ran that search another way (group_search).
+template <typename AIt, typename BIt, typename Int, typename Comp>
+MGPU_HOST_DEVICE balanced_split<Int> balance_merge_path_cut(AIt a, Int a_count, BIt b, Int b_count, Int diag, Int x,
+                                                            Comp comp) {
+  using key_t = typename std::iterator_traits<AIt>::value_type;
+  Int y = diag - x;
+  balanced_split<Int> cut{x, y, false};
+  if (x >= a_count && y >= b_count) return cut;  // nothing after the cut
+
+  // The first element after the cut in merge order, and the copies of its key before the cut.
+  // (When it is a's, Merge Path took no copy of it from b: those follow a's.)
+  bool next_is_a = x < a_count && (y >= b_count || !comp(b[y], a[x]));
+  key_t key = next_is_a ? key_t(a[x]) : key_t(b[y]);
+  Int a_before = x > 0 && !comp(a[x - 1], key) ? equal_run_before(a, x, key, comp) : Int(0);
+  Int b_before = y > 0 && !comp(b[y - 1], key) ? equal_run_before(b, y, key, comp) : Int(0);
+  Int r = a_before + b_before;
+  if (r == 0) return cut;  // the cut lies between two different keys
+
+  // The run's copies in a and in b, counted up to r (more make no difference below).
+  Int a_window = r - a_before < a_count - x ? r - a_before : a_count - x;
+  Int b_window = r - b_before < b_count - y ? r - b_before : b_count - y;
+  Int m = a_before + binary_search<bounds::upper>(a + x, a_window, key, comp);
+  Int n = b_before + binary_search<bounds::upper>(b + y, b_window, key, comp);
+
+  // The first r copies in pair order: half of them from a (rounded up) while pairs last; past the
+  // pairs, n from b and the rest from a (a is the longer side), or m from a (b is).
+  Int from_a = r - r / 2;
+  if (r - n > from_a) from_a = r - n;
+  if (from_a > m) from_a = m;
+  Int from_b = r - from_a;
+  cut.starred = from_a == from_b + 1 && from_a <= n;  // a's copy of pair from_a is taken, b's is not
+  cut.a = x - a_before + from_a;
+  cut.b = y - b_before + from_b + (cut.starred ? 1 : 0);
+  return cut;
+}
 }  // namespace detail
 
 // Balanced Path at diagonal `diag` of sorted a[0, a_count) and b[0, b_count) (diag in
@@ -64,37 +101,8 @@ MGPU_HOST_DEVICE Int equal_run_before(It data, Int end, const Key& key, Comp com
 // further than the copies that matter). Usable on host and device, on any random-access range.
 template <typename AIt, typename BIt, typename Int, typename Comp>
 MGPU_HOST_DEVICE balanced_split<Int> balanced_path(AIt a, Int a_count, BIt b, Int b_count, Int diag, Comp comp) {
-  using key_t = typename std::iterator_traits<AIt>::value_type;
-  Int x = merge_path(a, a_count, b, b_count, diag, comp);
-  Int y = diag - x;
-  balanced_split<Int> cut{x, y, false};
-  if (x >= a_count && y >= b_count) return cut;  // nothing after the cut
-
-  // The first element after the cut in merge order, and the copies of its key before the cut.
-  // (When it is a's, Merge Path took no copy of it from b: those follow a's.)
-  bool next_is_a = x < a_count && (y >= b_count || !comp(b[y], a[x]));
-  key_t key = next_is_a ? key_t(a[x]) : key_t(b[y]);
-  Int a_before = x > 0 && !comp(a[x - 1], key) ? detail::equal_run_before(a, x, key, comp) : Int(0);
-  Int b_before = y > 0 && !comp(b[y - 1], key) ? detail::equal_run_before(b, y, key, comp) : Int(0);
-  Int r = a_before + b_before;
-  if (r == 0) return cut;  // the cut lies between two different keys
-
-  // The run's copies in a and in b, counted up to r (more make no difference below).
-  Int a_window = r - a_before < a_count - x ? r - a_before : a_count - x;
-  Int b_window = r - b_before < b_count - y ? r - b_before : b_count - y;
-  Int m = a_before + binary_search<bounds::upper>(a + x, a_window, key, comp);
-  Int n = b_before + binary_search<bounds::upper>(b + y, b_window, key, comp);
-
-  // The first r copies in pair order: half of them from a (rounded up) while pairs last; past the
-  // pairs, n from b and the rest from a (a is the longer side), or m from a (b is).
-  Int from_a = r - r / 2;
-  if (r - n > from_a) from_a = r - n;
-  if (from_a > m) from_a = m;
-  Int from_b = r - from_a;
-  cut.starred = from_a == from_b + 1 && from_a <= n;  // a's copy of pair from_a is taken, b's is not
-  cut.a = x - a_before + from_a;
-  cut.b = y - b_before + from_b + (cut.starred ? 1 : 0);
-  return cut;
+  return detail::balance_merge_path_cut(a, a_count, b, b_count, diag, merge_path(a, a_count, b, b_count, diag, comp),
+                                        comp);
 }
 
 }  // namespace mgpu

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../platform/config.hpp"
+#include "../platform/intrinsics.hpp"
 
 namespace mgpu {
 
@@ -12,45 +13,67 @@ namespace mgpu {
 // upper: the first position whose element is greater than the key (after any equal elements).
 enum class bounds { lower, upper };
 
+namespace detail {
+// A search in progress for the first position in [begin, end) at which go_right(position) is false
+// (end when there is none), go_right being true on a prefix of the range: the answer lies in
+// [begin, end] and is begin once begin == end. Each kind of search below provides go_right; the
+// same object is then run by one thread (halve) or by a group of lanes (group_search).
+template <typename Int>
+struct search_range {
+  Int begin, end;
+  MGPU_HOST_DEVICE bool done() const { return begin >= end; }
+};
+
+// One step of a search by one thread: halves [begin, end).
+template <typename Search>
+MGPU_HOST_DEVICE void halve(Search& s) {
+  auto mid = s.begin + (s.end - s.begin) / 2;
+  if (s.go_right(mid))
+    s.begin = mid + 1;
+  else
+    s.end = mid;
+}
+
+// std::lower_bound (lower) or std::upper_bound (upper) of key in data[0, count).
+template <bounds B, typename It, typename Int, typename Key, typename Comp>
+struct bound_search : search_range<Int> {
+  It data;
+  Key key;
+  Comp comp;
+  MGPU_HOST_DEVICE bound_search(It data_, Int count, const Key& key_, Comp comp_)
+      : search_range<Int>{Int(0), count}, data(data_), key(key_), comp(comp_) {}
+  MGPU_HOST_DEVICE bool go_right(Int mid) const {
+    return B == bounds::upper ? !comp(key, data[mid]) : comp(data[mid], key);
+  }
+};
+}  // namespace detail
+
 // std::lower_bound / std::upper_bound over data[0, count).
 template <bounds B, typename It, typename Int, typename Key, typename Comp>
 MGPU_HOST_DEVICE Int binary_search(It data, Int count, const Key& key, Comp comp) {
-  Int begin = 0, end = count;
-  while (begin < end) {
-    Int mid = begin + (end - begin) / 2;
-    bool go_right = B == bounds::upper ? !comp(key, data[mid]) : comp(data[mid], key);
-    if (go_right)
-      begin = mid + 1;
-    else
-      end = mid;
-  }
-  return begin;
+  detail::bound_search<B, It, Int, Key, Comp> search(data, count, key, comp);
+  while (!search.done()) detail::halve(search);
+  return search.begin;
 }
 
 namespace detail {
-// One Merge Path search in progress (see merge_path): its answer lies in [begin, end).
+// One Merge Path search in progress (see merge_path): how many of the diagonal's elements come
+// from a.
 template <bounds B, typename AIt, typename BIt, typename Int, typename Comp>
-struct merge_path_search {
+struct merge_path_search : search_range<Int> {
   AIt a;
   BIt b;
-  Int diag, begin, end;
+  Int diag;
   Comp comp;
   MGPU_HOST_DEVICE merge_path_search(AIt a_, Int a_count, BIt b_, Int b_count, Int diag_, Comp comp_)
-      : a(a_),
+      : search_range<Int>{diag_ > b_count ? diag_ - b_count : Int(0), diag_ < a_count ? diag_ : a_count},
+        a(a_),
         b(b_),
         diag(diag_),
-        begin(diag_ > b_count ? diag_ - b_count : Int(0)),
-        end(diag_ < a_count ? diag_ : a_count),
         comp(comp_) {}
-  MGPU_HOST_DEVICE bool done() const { return begin >= end; }
-  // One halving of [begin, end): does a[mid] come out before b[diag - 1 - mid]?
-  MGPU_HOST_DEVICE void step() {
-    Int mid = begin + (end - begin) / 2;
-    bool a_first = B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
-    if (a_first)
-      begin = mid + 1;
-    else
-      end = mid;
+  // Does a[mid] come out before b[diag - 1 - mid]?
+  MGPU_HOST_DEVICE bool go_right(Int mid) const {
+    return B == bounds::upper ? comp(a[mid], b[diag - 1 - mid]) : !comp(b[diag - 1 - mid], a[mid]);
   }
 };
 }  // namespace detail
@@ -62,7 +85,7 @@ struct merge_path_search {
 template <bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
 MGPU_HOST_DEVICE Int merge_path(AIt a, Int a_count, BIt b, Int b_count, Int diag, Comp comp) {
   detail::merge_path_search<B, AIt, BIt, Int, Comp> search(a, a_count, b, b_count, diag, comp);
-  while (!search.done()) search.step();
+  while (!search.done()) detail::halve(search);
   return search.begin;
 }
 
@@ -75,11 +98,56 @@ MGPU_HOST_DEVICE void merge_path_pair(AIt a, Int a_count, BIt b, Int b_count, In
   detail::merge_path_search<B, AIt, BIt, Int, Comp> first(a, a_count, b, b_count, diag0, comp);
   detail::merge_path_search<B, AIt, BIt, Int, Comp> second(a, a_count, b, b_count, diag1, comp);
   while (!first.done() || !second.done()) {
-    if (!first.done()) first.step();
-    if (!second.done()) second.step();
+    if (!first.done()) detail::halve(first);
+    if (!second.done()) detail::halve(second);
   }
   x0 = first.begin;
   x1 = second.begin;
 }
+
+namespace detail {
+// A search (bound_search, merge_path_search, or any type with begin, end, done() and go_right as
+// search_range describes) run by a group of `lanes` consecutive lanes of a warp together: each
+// step the group probes lanes - 1 evenly spaced positions of [begin, end) at once, and a ballot
+// keeps the one of the `lanes` pieces that holds the answer. A search of n positions takes
+// log_lanes(n) steps instead of log_2(n): a warp settles 2^30 positions in 6 steps where one
+// thread takes 30. A step's probes are independent loads, so it costs about one load latency, at
+// lanes - 1 times the loads of a halving. (The pieces are a power of two in number so that the
+// probes cost shifts: with 64-bit divisions, lanes + 1 pieces made a merge of 2^20 elements
+// 1.32x faster than halving partitions did; with shifts, 1.53x.)
+//
+// Preconditions: lanes is a power of two in [1, 32]; every lane of the warp calls this (a
+// ballot), each group of lanes aligned to a multiple of lanes holding copies of one search. With
+// one lane, the search halves its range. On return each lane's copy has begin == end == the
+// answer.
+template <typename Search>
+MGPU_DEVICE void group_search(Search& s, int lanes) {
+  using Int = decltype(s.begin);
+  if (lanes == 1) {
+    while (!s.done()) halve(s);
+    return;
+  }
+  const int lane = lane_id() & (lanes - 1), shift = __ffs(lanes) - 1;
+  const int group_first = lane_id() - lane;
+  const unsigned group_votes = lanes == warp_size ? full_warp_mask : (1u << lanes) - 1u;
+  // The j-th probe (j < lanes - 1) of [begin, begin + size): begin + floor(size * (j + 1) / lanes),
+  // computed without forming size * (j + 1).
+  auto probe = [&](Int size, int j) {
+    return s.begin + (size >> shift) * Int(j + 1) + (((size & Int(lanes - 1)) * Int(j + 1)) >> shift);
+  };
+  while (__any_sync(full_warp_mask, !s.done())) {
+    Int size = s.end - s.begin;
+    bool right = !s.done() && lane < lanes - 1 && s.go_right(probe(size, lane));
+    // go_right holds on a prefix, so the group's votes are its first `passed` probes.
+    int passed = __popc((__ballot_sync(full_warp_mask, right) >> group_first) & group_votes);
+    if (!s.done()) {
+      Int begin = passed > 0 ? probe(size, passed - 1) + 1 : s.begin;
+      Int end = passed < lanes - 1 ? probe(size, passed) : s.end;
+      s.begin = begin;
+      s.end = end;
+    }
+  }
+}
+}  // namespace detail
 
 }  // namespace mgpu
