@@ -76,13 +76,14 @@ MGPU_HOST_DEVICE std::uint64_t bits_at(const unsigned* words, int first) {
 }
 
 // Each tile's heads as a bitfield in shared memory (bit j: position base + j starts a segment),
-// from the two descriptions. mark(tid, tile, base, valid, words) fills words[0, NV / 32 + 2) and
-// ends with a barrier.
+// from the two descriptions. mark(tid, tile, base, valid, words, scratch) fills words[0, NV / 32 +
+// 2) and ends with a barrier; scratch is NV bytes of shared memory, 16-byte aligned, free until
+// then.
 struct flag_heads {
   const unsigned* flags;
   std::int64_t count;
   template <int NT, int NV>
-  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words) const {
+  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words, unsigned char*) const {
     for (int j = tid; j < NV / 32 + 2; j += NT) {
       int bits = valid - 32 * j;  // positions of word j inside the array
       unsigned w = bits > 0 ? flags[base / 32 + j] : 0u;
@@ -100,68 +101,56 @@ struct index_heads {
   // Heads [tile_heads[t], tile_heads[t + 1]) fall in tile t; null for a single tile (all of them).
   const std::int64_t* tile_heads;
   template <int NT, int NV>
-  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words) const {
-    for (int j = tid; j < NV / 32 + 2; j += NT) words[j] = tile == 0 && j == 0 ? 1u : 0u;
+  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words,
+                        unsigned char* scratch) const {
+    // Each head stores a 1 at its position in a byte per position (scratch), then each thread
+    // packs 32 of those bytes into a word. Plain stores: heads that share a word need neither
+    // atomics nor shuffles, so a tile dense in heads (segments of 1: a head per position) costs
+    // about what a sparse one does. (Shared atomics, each warp first OR-ing a word's bits together
+    // by shuffles, took 1.5x-1.6x this time for segments of 1 from 10^4 to 10^6 values and 1.08x
+    // at 2^24 on an H100, the shuffles' latency in every tile's way:
+    // bench/results/2026-11-26_h100_segscan_ab.txt.)
+    // A thread loads `batch` heads before it stores any, and the next batch before it stores
+    // these: with one load at a time, a tile dense in heads waited out a memory latency per 128
+    // of them. (The range check keeps unsorted heads, undefined in unchecked mode, inside the
+    // tile; they are then marked or not, never written outside it.)
+    static_assert(NV % 16 == 0, "mgpu: the head bytes are cleared and packed 16 at a time");
+    for (int j = tid; j < NV / 16; j += NT) reinterpret_cast<uint4*>(scratch)[j] = uint4{0u, 0u, 0u, 0u};
     __syncthreads();
-    // Each warp takes 32 consecutive heads at a time. Sorted heads that share a word sit in
-    // neighbouring lanes: the warp ORs each run of them together and the run's first lane sets
-    // them with one atomic (32 lanes setting bits of one word would serialize). Where the warp's
-    // heads fall in one or two words (segments of a few items), one full-warp OR per word does it;
-    // otherwise shuffles OR each run, in as many rounds as the longest run needs. (The range check
-    // keeps unsorted heads, undefined in unchecked mode, inside the tile; they may then be
-    // missed, never written outside it.)
-    // A thread loads `batch` heads before it marks any, and the next batch before it marks
-    // these: with one load at a time, a tile dense in heads (segments of 1) waited out a memory
-    // latency per 128 of them, and with one batch at a time one per batch. (4 ran as fast as 8 on
-    // an H100 without the prefetch; 12 to 24 were slower: registers.)
     constexpr int batch = 4;
-    const int lane = tid % warp_size;
     const std::int64_t begin = tile_heads ? tile_heads[tile] : 0;
     const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
-    // (The heads stay raw until their batch is marked, so that nothing waits on the loads early.)
+    // (The heads stay raw until their batch is stored, so that nothing waits on the loads early.)
     using head_t = iterator_value_t<HeadIt>;
     auto load_batch = [&](std::int64_t h0, head_t(&raw)[batch]) {
       MGPU_UNROLL
       for (int k = 0; k < batch; ++k)
-        if (h0 + NT * k + lane < end) raw[k] = heads[h0 + NT * k + lane];
+        if (h0 + NT * k < end) raw[k] = heads[h0 + NT * k];
     };
     head_t next[batch] = {};  // (g++ cannot see that only loaded entries are read)
-    load_batch(begin + (tid - lane), next);
-    for (std::int64_t h0 = begin + (tid - lane); h0 < end; h0 += NT * batch) {
-      int p[batch];  // positions in the tile; -1 outside it
+    load_batch(begin + tid, next);
+    for (std::int64_t h0 = begin + tid; h0 < end; h0 += NT * batch) {
+      std::int64_t position[batch];
       MGPU_UNROLL
-      for (int k = 0; k < batch; ++k) {
-        const std::int64_t position = h0 + NT * k + lane < end ? std::int64_t(next[k]) - base : -1;
-        p[k] = 0 <= position && position < valid ? int(position) : -1;
-      }
+      for (int k = 0; k < batch; ++k) position[k] = h0 + NT * k < end ? std::int64_t(next[k]) - base : -1;
       if (h0 + NT * batch < end) load_batch(h0 + NT * batch, next);
       MGPU_UNROLL
-      for (int k = 0; k < batch; ++k) {
-        const bool inside = p[k] >= 0;
-        const int word = inside ? int(p[k] / 32) : -1 - lane;  // lanes outside match no other lane
-        unsigned bits = inside ? 1u << (p[k] % 32) : 0u;
-        const int previous_word = __shfl_up_sync(full_warp_mask, word, 1u);
-        const bool run_first = inside && (lane == 0 || previous_word != word);
-        const unsigned firsts = __ballot_sync(full_warp_mask, run_first);
-        if (__popc(firsts) <= 2) {
-          for (unsigned todo = firsts; todo; todo &= todo - 1) {
-            const int leader = __ffs(int(todo)) - 1;
-            const int leader_word = __shfl_sync(full_warp_mask, word, leader);
-            const unsigned word_bits = warp_or(word == leader_word ? bits : 0u);
-            if (lane == leader) atomicOr(words + leader_word, word_bits);
-          }
-        } else {
-          const unsigned later_firsts = firsts & ~(2u * (1u << lane) - 1u);  // (lane 31: none)
-          const int run_length = (later_firsts ? __ffs(int(later_firsts)) - 1 : warp_size) - lane;
-          const int longest = warp_max(run_first ? run_length : 0);
-          for (int offset = 1; offset < longest; offset *= 2) {
-            unsigned other_bits = __shfl_down_sync(full_warp_mask, bits, unsigned(offset));
-            int other_word = __shfl_down_sync(full_warp_mask, word, unsigned(offset));
-            if (lane + offset < warp_size && other_word == word) bits |= other_bits;
-          }
-          if (run_first) atomicOr(words + word, bits);
-        }
+      for (int k = 0; k < batch; ++k)
+        if (0 <= position[k] && position[k] < valid) scratch[position[k]] = 1;
+    }
+    __syncthreads();
+    // Four bytes of 0 or 1 times 0x01020408 put their four bits side by side in bits 24-27 (the
+    // other partial products land in distinct lower bits, so nothing carries into them).
+    for (int j = tid; j < NV / 32 + 2; j += NT) {
+      unsigned w = tile == 0 && j == 0 ? 1u : 0u;
+      if (j < NV / 32) {
+        const uint4 low = reinterpret_cast<const uint4*>(scratch)[2 * j];
+        const uint4 high = reinterpret_cast<const uint4*>(scratch)[2 * j + 1];
+        const unsigned bytes[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+        MGPU_UNROLL
+        for (int k = 0; k < 8; ++k) w |= ((bytes[k] * 0x01020408u) >> 24) << (4 * k);
       }
+      words[j] = w;
     }
     __syncthreads();
   }
@@ -177,7 +166,10 @@ void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads he
   using fold_t = segment_fold<T>;
   using cta_scan_t = cta_scan<NT, fold_t>;
   struct storage_t {
-    T values[NV];
+    union {
+      T values[NV];
+      alignas(16) unsigned char head_bytes[NV];  // (the heads' marking, before the values arrive)
+    };
     unsigned heads[NV / 32 + 2];
     typename cta_scan_t::storage_t scan;
   };
@@ -194,7 +186,7 @@ void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads he
     const int valid = int(count - base < NV ? count - base : NV);
     // The values' loads go out first and stay in flight while the heads are marked.
     const array_t<T, VT> loaded = mem_to_reg_strided<NT, VT, T>(input + base, tid, valid);
-    heads.template mark<NT, NV>(tid, tile, base, valid, s.heads);
+    heads.template mark<NT, NV>(tid, tile, base, valid, s.heads, s.head_bytes);
     reg_to_shared_strided<NT, VT>(loaded, tid, s.values);
     array_t<T, VT> x = shared_to_reg_thread<VT>(s.values, tid);
     const std::uint64_t head = bits_at(s.heads, VT * tid);
