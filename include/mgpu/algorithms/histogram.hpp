@@ -27,11 +27,11 @@
 // floor((x - lower) * scale), scale = num_bins / (upper - lower), in that type.
 #pragma once
 
+#include "../core/buffer.hpp"
 #include "../core/checks.hpp"
 #include "../core/cta_launch.hpp"
 #include "../core/iterators.hpp"
 #include "../cta/loadstore.hpp"
-#include "../platform/memory.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -298,7 +298,7 @@ void histogram(SampleIt samples, std::int64_t count, Counter* bins, std::int64_t
     using P = params_or<params, histogram_params<T>>;
     const detail::even_bins<C> bin_of(C(lower_level), C(upper_level), num_bins);
 
-    platform::memset_device(bins, 0, std::size_t(num_bins) * sizeof(Counter), ctx.stream());
+    detail::zero_bytes(bins, std::size_t(num_bins) * sizeof(Counter), ctx);
     if (count == 0) return;
     const std::int64_t chunks = div_up(num_bins, detail::histogram_chunk_bins);
     if (count / detail::histogram_samples_per_bin < num_bins || chunks > detail::histogram_max_chunks)

@@ -22,7 +22,6 @@
 #include "../core/iterators.hpp"
 #include "../core/operators.hpp"
 #include "../core/segments.hpp"
-#include "../platform/memory.hpp"
 #include "load_balance.hpp"
 #include "scan.hpp"
 #include "sorted_search.hpp"
@@ -117,7 +116,7 @@ join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int
   join_plan plan{buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(a_count, ctx),
                  buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(right ? b_count : 0, ctx),
                  buffer<std::int64_t>(2, ctx),       buffer<unsigned char>(right ? b_count : 0, ctx)};
-  platform::memset_device(plan.totals.data(), 0, 2 * sizeof(std::int64_t), ctx.stream());
+  zero_bytes(plan.totals.data(), 2 * sizeof(std::int64_t), ctx);
   // (The inputs' order was checked above: the searches do not check it again.)
   if (right)
     sorted_search_impl<bounds::lower, search_output::index, search_output::match, params>(

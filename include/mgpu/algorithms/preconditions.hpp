@@ -40,7 +40,7 @@ void check_sorted_indices(const char* fn, const char* parameter, IndicesIt indic
                           std::int64_t hi, const char* range_text, bool unique, context& ctx) {
   if (count == 0) return;
   buffer<unsigned long long> counters(3, ctx);
-  platform::memset_device(counters.data(), 0, 3 * sizeof(unsigned long long), ctx.stream());
+  zero_bytes(counters.data(), 3 * sizeof(unsigned long long), ctx);
   unsigned long long* c = counters.data();
   auto idx = indices_as_int64(indices);
   transform(

@@ -62,7 +62,7 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
   std::size_t state_bytes = lookback_state<T>::storage_bytes(tiles);
   buffer<unsigned char> own_state(temp ? 0 : std::int64_t(state_bytes), ctx);
   void* state_memory = temp ? temp : own_state.data();
-  if (state_bytes) platform::memset_device(state_memory, 0, state_bytes, ctx.stream());
+  zero_bytes(state_memory, state_bytes, ctx);
   lookback_state<T> state(state_memory, tiles);
 
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {

@@ -33,7 +33,6 @@
 #include "../cta/cta_sort.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/search.hpp"
-#include "../platform/memory.hpp"
 #include "merge.hpp"
 #include "mergesort.hpp"
 #include "partition.hpp"
@@ -298,7 +297,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   int levels = ceil_log2(tiles);
 
   // Per tile: its end segments, and a flag it raises once its blocksort output is stored. And one
-  // more than the highest level that any long segment needs (0: none). One allocation, one memset
+  // more than the highest level that any long segment needs (0: none). One allocation, one zeroing
   // for the flags and the level. A single tile needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
@@ -307,7 +306,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   unsigned* stored_p = reinterpret_cast<unsigned*>(tile_state.data() + ends_bytes);
   unsigned* top_level_p = stored_p + tiles;
   if (!single) {
-    platform::memset_device(stored_p, 0, sizeof(unsigned) * (tiles + 1), ctx.stream());
+    zero_bytes(stored_p, sizeof(unsigned) * (tiles + 1), ctx);
     transform<search_params>(
         [=] MGPU_LAMBDA(std::int64_t t) {
           const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;

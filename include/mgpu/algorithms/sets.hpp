@@ -31,7 +31,6 @@
 #include "../cta/cta_scan.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/sets.hpp"
-#include "../platform/memory.hpp"
 #include "partition.hpp"
 #include "preconditions.hpp"
 
@@ -197,7 +196,7 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
   buffer<std::int64_t> own_count(count_out ? 0 : 1, ctx);
   std::int64_t* count = count_out ? count_out : own_count.data();
   if (bound == 0) {  // nothing can be kept (an input is empty, or both)
-    platform::memset_device(count, 0, sizeof(std::int64_t), ctx.stream());
+    detail::zero_bytes(count, sizeof(std::int64_t), ctx);
   } else {
     int tiles = num_tiles<P>(total, fn);
     // A single tile takes both inputs whole: no partition pass, no look-back state.

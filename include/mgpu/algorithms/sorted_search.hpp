@@ -23,7 +23,6 @@
 #include "../cta/cta_reduce.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/search.hpp"
-#include "../platform/memory.hpp"
 #include "partition.hpp"
 #include "preconditions.hpp"
 
@@ -145,8 +144,8 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   buffer<std::int64_t> partitions = needle_by_needle || total <= NV
                                         ? buffer<std::int64_t>()
                                         : merge_path_partitions<B>(a, a_count, b, b_count, NV, comp, ctx);
-  if (a_match_count) platform::memset_device(a_match_count, 0, sizeof(std::int64_t), ctx.stream());
-  if (b_match_count) platform::memset_device(b_match_count, 0, sizeof(std::int64_t), ctx.stream());
+  if (a_match_count) zero_bytes(a_match_count, sizeof(std::int64_t), ctx);
+  if (b_match_count) zero_bytes(b_match_count, sizeof(std::int64_t), ctx);
   if (total == 0) return;
 
   if (needle_by_needle) {
