@@ -55,6 +55,21 @@ MGPU_TYPED_TEST(ReduceScanTyped, SumsMatchTheReferenceAtEverySize) {
   }
 }
 
+// Around the sizes where reduce changes shape: one CTA of few values (reduce_last_params), one
+// tile of the main shape, several CTAs folded by the last step.
+MGPU_TYPED_TEST(ReduceScanTyped, ReduceAroundItsShapes) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t few = mgpu::reduce_last_params::nv, tile = mgpu::reduce_params<T>::nv;
+  for (std::int64_t n : {few - 1, few, few + 1, tile - 1, tile, tile + 1, 3 * tile + 5}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<T> host = small_integers<T>(n, rng);
+    mgpu::buffer<T> in(host, ctx), out = poisoned<T>(1, ctx);
+    mgpu::reduce(in.data(), n, out.data(), T(3), mgpu::plus<T>(), ctx);
+    EXPECT_EQ(out.to_host()[0], mgpu_ref::reduce(host, T(3), mgpu::plus<T>()));
+  }
+}
+
 MGPU_TYPED_TEST(ReduceScanTyped, MaxMinAndLambdaOperators) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);

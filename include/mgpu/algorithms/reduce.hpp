@@ -22,6 +22,12 @@ namespace mgpu {
 template <typename T>
 using reduce_params = launch_params<128, (sizeof(T) >= 128 ? 1 : int(128 / sizeof(T)))>;
 
+// The shape of a reduction's last step (the per-CTA partials) and of a whole reduction of at most
+// its NV values: one CTA of 256 threads with up to 4 values each. A thread's serial fold is short;
+// with the per-tile shape, its 32 predicated values, the one-CTA call took about 0.2 us more than
+// CUB's single-tile kernel on an H100 (bench/results/2026-11-26_h100_reduce_last_ab.txt).
+using reduce_last_params = launch_params<256, 4>;
+
 namespace detail {
 
 template <int VT, typename T, typename It>
@@ -92,6 +98,17 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
     transform([=] MGPU_LAMBDA(std::int64_t) { output[0] = init; }, 1, ctx);
     return;
   }
+  using L = reduce_last_params;
+  using last_storage_t = typename cta_reduce<L::nt, T>::storage_t;
+  if (count <= L::nv) {
+    auto fold_few = [=] MGPU_LAMBDA(int tid, int) {
+      __shared__ shared_storage<last_storage_t> storage;
+      T total = detail::reduce_tiles<L, T>(tid, input, count, 0, 1, false, op, storage.get());
+      if (tid == 0) output[0] = op(init, total);
+    };
+    cta_launch<L>(fold_few, 1, ctx);
+    return;
+  }
   bool vectors = false;
   if constexpr (detail::reduce_vectorizes<P::vt, T, It>) vectors = aligned_16(input);
   auto fold_range = [=] MGPU_LAMBDA(int tid, int cta, T* partials) {
@@ -115,11 +132,11 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
   cta_launch<P>(fold_range, grid, ctx, partials.data());
   const T* p = partials.data();
   auto fold_partials = [=] MGPU_LAMBDA(int tid, int) {
-    __shared__ shared_storage<storage_t> storage;
-    T total = detail::reduce_tiles<P, T>(tid, p, grid, 0, div_up(grid, P::nv), false, op, storage.get());
+    __shared__ shared_storage<last_storage_t> storage;
+    T total = detail::reduce_tiles<L, T>(tid, p, grid, 0, div_up(grid, L::nv), false, op, storage.get());
     if (tid == 0) output[0] = op(init, total);
   };
-  cta_launch<P>(fold_partials, 1, ctx);
+  cta_launch<L>(fold_partials, 1, ctx);
 }
 
 // *output = init op f(input[0]) op ... op f(input[count - 1]): reduce over a transform_iterator,
