@@ -113,7 +113,16 @@ void reduce(It input, std::int64_t count, Out output, T init, Op op, context& ct
   if constexpr (detail::reduce_vectorizes<P::vt, T, It>) vectors = aligned_16(input);
   auto fold_range = [=] MGPU_LAMBDA(int tid, int cta, T* partials) {
     __shared__ shared_storage<storage_t> storage;
-    std::int64_t first = tiles * cta / gridDim.x, last = tiles * (cta + 1) / gridDim.x;
+    // The CTA's even share of the tiles. A 64-bit division is a long subroutine at the start of
+    // every CTA, which a one-wave launch of a million values notices; 32 bits take most counts.
+    std::int64_t first, last;
+    if (std::uint64_t(tiles) * gridDim.x <= 0xffffffffu) {
+      first = unsigned(tiles) * unsigned(cta) / gridDim.x;
+      last = unsigned(tiles) * unsigned(cta + 1) / gridDim.x;
+    } else {
+      first = tiles * cta / gridDim.x;
+      last = tiles * (cta + 1) / gridDim.x;
+    }
     T total = detail::reduce_tiles<P, T>(tid, input, count, first, last, vectors, op, storage.get());
     if (tid == 0) {
       if (partials)
