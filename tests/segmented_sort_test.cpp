@@ -101,6 +101,7 @@ MGPU_TYPED_TEST(SegmentedSortTyped, EveryProfileMatchesPerSegmentStableSort) {
     std::vector<T> keys = random_keys<T>(n, 1000, rng);
     check_segmented_sort(ctx, keys, {}, mgpu::less<T>());                 // one segment, no heads
     check_segmented_sort(ctx, keys, {0}, mgpu::less<T>());                // one segment
+    check_segmented_sort(ctx, keys, {0, 0, int(n)}, mgpu::less<T>());     // one, with empty ones at both ends
     check_segmented_sort(ctx, keys, fixed_heads(n, 1), mgpu::less<T>());  // segments of one
     check_segmented_sort(ctx, keys, fixed_heads(n, 8), mgpu::greater<T>());
     check_segmented_sort(ctx, keys, fixed_heads(n, nv), mgpu::less<T>());      // tile-aligned
@@ -400,6 +401,30 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
   mgpu::segmented_sort(k, v, 6, by_heads, mgpu::greater<>(), ctx);
   EXPECT_TRUE(same(std::vector<int>{3, 2, 1, 6, 5, 4}, keys.to_host()));
   EXPECT_TRUE(same(std::vector<std::int64_t>{12, 11, 10, 15, 14, 13}, values.to_host()));
+}
+
+// Issue 20: the merge levels take one launch however many there are: sorts of 5 and of 40 tiles
+// (3 and 6 levels) enqueue the same work, for short segments (no level has any) and for one
+// segment (every level merges). By heads: the tiles' heads, the zeroing, the tiles' ends, the
+// blocksort and the levels.
+MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
+  mgpu::context ctx;
+  const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
+  const std::int64_t most = 40 * nv;
+  mgpu::buffer<int> keys(most, ctx);
+  keys.fill(1);
+  mgpu::buffer<int> short_heads(fixed_heads(most, 100), ctx), one_head(std::vector<int>{0}, ctx);
+  int* k = keys.data();
+  for (const mgpu::buffer<int>* heads : {&short_heads, &one_head}) {
+    auto call = [&](std::int64_t n) {
+      // The heads in [0, n): segments of 100 from 0, or the one head.
+      auto segments = mgpu::segments_by_heads(heads->data(), heads->size() == 1 ? 1 : (n + 99) / 100);
+      return count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, segments, mgpu::less<>(), c); });
+    };
+    enqueued few = call(5 * nv), many = call(most);
+    EXPECT_EQ(few, many);
+    EXPECT_EQ(few.kernels, 5);
+  }
 }
 
 // Issue 20: an input of one tile is its blocksort alone, one launch with no temporaries, whichever

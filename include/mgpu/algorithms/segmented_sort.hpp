@@ -11,17 +11,18 @@
 // 2. Merge levels, only for longer segments. Level k merges, in each pair of runs of 2^k tiles,
 //    the one long segment (if any) that straddles the pair's middle, restricted to the pair
 //    (Merge Path over that range only). Finished segments are never touched again: merges that
-//    never cross a segment boundary are skipped, and so is all their data. Each level is one
-//    launch of one wave of CTAs that plan their tiles and work only on those with something to
-//    do; levels above the highest one any segment needs (found on the device) end at once.
+//    never cross a segment boundary are skipped, and so is all their data. All levels run in one
+//    launch of one wave of CTAs, which claim the levels' work in order and plan their tiles, working
+//    only on those with something to do; a level waits for the one before (on the device), and the
+//    levels above the highest one any segment needs (found on the device) are skipped.
 // 3. Ping-pong per segment, not per level: a segment is written at the blocksort and at every
 //    level up to the last one at which it still straddles a middle (a multiple of NV << k inside
 //    it); counting back from that last write, which goes to the caller's array, fixes for every
 //    level which of the two arrays it reads and writes. A segment that is merely carried through
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
-// blocksort and one launch per level that ends at once. An input of one tile is its blocksort
-// alone: one launch, no temporaries.
+// blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
+// blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -296,17 +297,21 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   int tiles = num_tiles<P>(count, fn);
   int levels = ceil_log2(tiles);
 
-  // Per tile: its end segments, and a flag it raises once its blocksort output is stored. And one
-  // more than the highest level that any long segment needs (0: none). One allocation, one zeroing
-  // for the flags and the level. A single tile needs none of it: its blocksort does everything.
+  // Per tile: its end segments, and a flag it raises once its blocksort output is stored. Then one
+  // more than the highest level that any long segment needs (0: none), the merge levels' work
+  // counter, and per level the number of its work items finished. One allocation, one zeroing for
+  // all but the ends. A single tile needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
-  buffer<unsigned char> tile_state(single ? 0 : std::int64_t(ends_bytes + sizeof(unsigned) * (tiles + 1)), ctx);
+  const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 2 + std::size_t(levels));
+  buffer<unsigned char> tile_state(single ? 0 : std::int64_t(ends_bytes + counter_bytes), ctx);
   tile_segments* ends_p = reinterpret_cast<tile_segments*>(tile_state.data());
   unsigned* stored_p = reinterpret_cast<unsigned*>(tile_state.data() + ends_bytes);
   unsigned* top_level_p = stored_p + tiles;
+  unsigned* next_item_p = top_level_p + 1;
+  unsigned* items_done_p = top_level_p + 2;
   if (!single) {
-    zero_bytes(stored_p, sizeof(unsigned) * (tiles + 1), ctx);
+    zero_bytes(stored_p, counter_bytes, ctx);
     transform<search_params>(
         [=] MGPU_LAMBDA(std::int64_t t) {
           const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
@@ -376,11 +381,20 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
       __syncthreads();  // head_at is about to be reused
       int before = scan.prefix.valid ? scan.prefix.value : -1;
+      bool head_inside = false;
       MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
+      for (int i = 0; i < VT; ++i) {
+        segment[i] = segment[i] > before ? segment[i] : before;
+        head_inside |= VT * tid + i < valid && segment[i] > 0;
+      }
+      // A single tile with no head past its first position is one segment: the plain blocksort.
+      const bool one_segment = single && !__syncthreads_or(head_inside);
       k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
       if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
-      sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
+      if (one_segment)
+        cta_sort<NT, VT, K, V>::sort(k, v, s.plain, tid, valid, comp);
+      else
+        sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
     }
 
     // Each element goes to the array its segment's parity picks for the blocksort (level -1).
@@ -426,10 +440,13 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   if (levels == 0) return;
 
   // ---- 2. merge levels, for long segments ----
-  // One launch per level, with one wave of CTAs: CTA c takes tiles c, c + G, c + 2G, ... (G the
-  // grid), plans a batch of up to NT of them at once (a thread each: the Merge Path searches run
-  // side by side), then merges and carries those with work. A level above the highest one any
-  // segment needs ends at once.
+  // All levels in one launch of one wave of CTAs. A level is G work items (G the grid); item j
+  // takes tiles j, j + G, j + 2G, ..., plans a batch of up to NT of them at once (a thread each:
+  // the Merge Path searches run side by side), then merges and carries those with work. CTAs claim
+  // items in order, level by level, from a counter, and an item of level k starts once all G items
+  // of level k - 1 have finished: a CTA only waits on items already claimed by running CTAs, so
+  // the wait always ends, however many CTAs the device runs at once. The levels above the highest
+  // one any segment needs are never claimed, and a launch per level is not paid for either.
   // The level kernel plans and merges: left to itself the compiler gives it registers for both at
   // once (80 for <128, 15> int keys), which leaves room for few CTAs. Unless params say otherwise,
   // its registers are capped for 1280 threads per SM.
@@ -438,17 +455,31 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     level_tile plan[NT];
     int todo[NT];
     int num_todo;
+    unsigned item;
     merge_storage<NV, K, V> merge;
   };
-  for (int level = 0; level < levels; ++level) {
-    auto level_pass = [=] MGPU_LAMBDA(int tid, int cta) {
-      __shared__ shared_storage<level_storage> storage;
-      level_storage& s = storage.get();
-      if (level >= int(*top_level_p)) return;
-      V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
-      V* alt_values = values_alt;
-      std::int64_t grid = gridDim.x;
-      for (std::int64_t base = cta; base < tiles; base += grid * NT) {
+  auto level_pass = [=] MGPU_LAMBDA(int tid, int) {
+    __shared__ shared_storage<level_storage> storage;
+    level_storage& s = storage.get();
+    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+    V* alt_values = values_alt;
+    const std::int64_t grid = gridDim.x;
+    const unsigned top_level = *top_level_p;
+    const int top = top_level < unsigned(levels) ? int(top_level) : levels;
+    for (;;) {
+      if (tid == 0) s.item = atomicAdd(next_item_p, 1u);
+      __syncthreads();
+      const int level = int(s.item / unsigned(grid));
+      const std::int64_t first = s.item % unsigned(grid);
+      if (level >= top) return;  // (the same for the whole CTA: every later item is of a higher level)
+      if (level > 0) {
+        if (tid == 0)
+          for (unsigned sleep = 32; load_acquire(items_done_p + level - 1) < unsigned(grid);
+               sleep = sleep < 1024 ? 2 * sleep : sleep)
+            backoff(sleep);
+        __syncthreads();
+      }
+      for (std::int64_t base = first; base < tiles; base += grid * NT) {
         if (tid == 0) s.num_todo = 0;
         __syncthreads();
         std::int64_t t = base + tid * grid;
@@ -497,9 +528,15 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
           __syncthreads();
         }
       }
-    };
-    cta_launch<level_params>(level_pass, one_wave<level_params, decltype(level_pass)>(tiles, ctx), ctx);
-  }
+      // The item's writes, then its count: what the next level's items wait for.
+      __syncthreads();
+      if (tid == 0) {
+        thread_fence();
+        atomicAdd(items_done_p + level, 1u);
+      }
+    }
+  };
+  cta_launch<level_params>(level_pass, one_wave<level_params, decltype(level_pass)>(tiles, ctx), ctx);
 }
 
 }  // namespace detail
