@@ -94,15 +94,19 @@ struct head_index {
     end = end > count ? count : end <= position ? position + 1 : end;
     return segment_span{begin, end};
   }
-  // Sets head_at[p - t0] for every head p in tile `tile` (starting at t0).
+  // Sets head_at[p - t0] for every head p in tile `tile` (starting at t0). Returns whether this
+  // thread marked a head past the tile's first position.
   template <int NT>
-  MGPU_DEVICE void mark_heads(int tid, int tile, std::int64_t t0, int valid, int* head_at) const {
+  MGPU_DEVICE bool mark_heads(int tid, int tile, std::int64_t t0, int valid, int* head_at) const {
     // (The range check keeps unsorted heads, undefined in unchecked mode, inside the tile.)
     const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
+    bool inside = false;
     for (std::int64_t h = (tile_heads ? tile_heads[tile] : 0) + tid; h < end; h += NT) {
       std::int64_t p = std::int64_t(heads[h]) - t0;
       if (0 <= p && p < valid) head_at[p] = 1;
+      inside |= 0 < p && p < valid;
     }
+    return inside;
   }
 };
 
@@ -130,8 +134,13 @@ struct flag_index {
     return segment_ends{around(t0), around(t1 - 1)};
   }
   template <int NT>
-  MGPU_DEVICE void mark_heads(int tid, int, std::int64_t t0, int valid, int* head_at) const {
-    for (int j = tid; j < valid; j += NT) head_at[j] = int(flags[(t0 + j) / 32] >> ((t0 + j) % 32) & 1);
+  MGPU_DEVICE bool mark_heads(int tid, int, std::int64_t t0, int valid, int* head_at) const {
+    bool inside = false;
+    for (int j = tid; j < valid; j += NT) {
+      head_at[j] = int(flags[(t0 + j) / 32] >> ((t0 + j) % 32) & 1);
+      inside |= j > 0 && head_at[j];
+    }
+    return inside;
   }
 };
 
@@ -299,8 +308,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
 
   // Per tile: its end segments, and a flag it raises once its blocksort output is stored. Then one
   // more than the highest level that any long segment needs (0: none), the merge levels' work
-  // counter, and per level the number of its work items finished. One allocation, one zeroing for
-  // all but the ends. A single tile needs none of it: its blocksort does everything.
+  // counter, and per level the number of its work items finished. One allocation; the kernel that
+  // finds the ends zeroes the rest (the blocksort, after it, records the highest level). A single
+  // tile needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
   const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 2 + std::size_t(levels));
@@ -311,16 +321,14 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   unsigned* next_item_p = top_level_p + 1;
   unsigned* items_done_p = top_level_p + 2;
   if (!single) {
-    zero_bytes(stored_p, counter_bytes, ctx);
     transform<search_params>(
         [=] MGPU_LAMBDA(std::int64_t t) {
           const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
           const segment_ends found = index.tile_ends(int(t), t0, t1);
-          const tile_segments e{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
-          ends_p[t] = e;
-          // Each long segment reports its last level once: from the tile that holds its end.
-          if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
-            atomicMax(top_level_p, unsigned(e.first_level + 1));
+          ends_p[t] = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+          stored_p[t] = 0;
+          if (t == 0)
+            for (int i = 0; i < 2 + levels; ++i) top_level_p[i] = 0;
         },
         tiles, ctx);
   }
@@ -354,23 +362,30 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     blocksort_storage& s = storage.get();
     std::int64_t t0 = std::int64_t(tile) * NV;
     int valid = int(count - t0 < NV ? count - t0 : NV);
-    // A single tile: as if one empty segment ended at 0, so that the tile takes the segmented
-    // path and every segment writes the caller's array (level -1 is its last).
+    // A single tile: as if one empty segment ended at 0, so that the tile marks its heads (and
+    // finds out whether it is one segment) and every segment writes the caller's array (level -1
+    // is its last).
     tile_segments e = single ? tile_segments{{0, 0}, {0, 0}, -1, -1} : ends_p[tile];
+    // Each long segment reports its last level once: from the tile that holds its end.
+    if (tid == 0 && !single && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
+      atomicMax(top_level_p, unsigned(e.first_level + 1));
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     array_t<K, VT> k;
     array_t<V, VT> v;
-    if (e.first.end >= t0 + valid) {
-      // No head inside the tile: it lies in one segment, which the plain blocksort sorts faster.
+    // No head inside the tile: it lies in one segment, which the plain blocksort sorts faster. A
+    // single tile finds out from its heads' marks.
+    bool one_segment = e.first.end >= t0 + valid;
+    if (!one_segment) {
+      for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
+      __syncthreads();
+      one_segment = !__syncthreads_or(index.template mark_heads<NT>(tid, tile, t0, valid, s.head_at));
+    }
+    if (one_segment) {
       k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
       if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
       cta_sort<NT, VT, K, V>::sort(k, v, s.plain, tid, valid, comp);
     } else {
       // Each element's segment, as the position of the last head at or before it (-1: none).
-      for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
-      __syncthreads();
-      index.template mark_heads<NT>(tid, tile, t0, valid, s.head_at);
-      __syncthreads();
       array_t<int, VT> segment;
       int running = -1;
       MGPU_UNROLL
@@ -381,20 +396,11 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
       __syncthreads();  // head_at is about to be reused
       int before = scan.prefix.valid ? scan.prefix.value : -1;
-      bool head_inside = false;
       MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) {
-        segment[i] = segment[i] > before ? segment[i] : before;
-        head_inside |= VT * tid + i < valid && segment[i] > 0;
-      }
-      // A single tile with no head past its first position is one segment: the plain blocksort.
-      const bool one_segment = single && !__syncthreads_or(head_inside);
+      for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
       k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
       if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
-      if (one_segment)
-        cta_sort<NT, VT, K, V>::sort(k, v, s.plain, tid, valid, comp);
-      else
-        sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
+      sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
     }
 
     // Each element goes to the array its segment's parity picks for the blocksort (level -1).
@@ -473,9 +479,10 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       const std::int64_t first = s.item % unsigned(grid);
       if (level >= top) return;  // (the same for the whole CTA: every later item is of a higher level)
       if (level > 0) {
+        // (Short sleeps: the whole grid waits here, once a level.)
         if (tid == 0)
           for (unsigned sleep = 32; load_acquire(items_done_p + level - 1) < unsigned(grid);
-               sleep = sleep < 1024 ? 2 * sleep : sleep)
+               sleep = sleep < 256 ? 2 * sleep : sleep)
             backoff(sleep);
         __syncthreads();
       }
