@@ -1,7 +1,8 @@
 // The CTA building blocks of the merge family: merge_path and binary_search (host calls) against
 // brute-force definitions, group_search (device, every group width) and merge_path_partitions and
 // binary_search_partitions (device) against the same definitions on the host, and user kernels written with cta_launch
-// that run cta_sort on tiles and odd_even_sort on one thread's registers, against std::stable_sort.
+// that run cta_sort on tiles, warp_sort on a warp's lanes and odd_even_sort on one thread's
+// registers, against std::stable_sort.
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -513,6 +514,62 @@ MGPU_TEST(CtaMerge, OddEvenSortSortsOneThreadsRegisters) {
   check_thread_sort<1, int>(ctx, 100, 1, 3, mgpu::less<int>(), rng);
   check_thread_sort<11, double>(ctx, 700, 11, 3, mgpu::less<double>(), rng);
   check_thread_sort<11, std::int64_t>(ctx, 700, 10, 1 << 30, mgpu::less<std::int64_t>(), rng);
+}
+
+namespace cta_merge_test {
+
+// A user kernel of two warps a CTA: warp w of CTA c sorts keys [32 g, 32 g + 32), g = 2 c + w, of
+// which the first valid[g] take part, with warp_sort; lane i writes its key and source lane.
+template <typename K, typename Comp>
+void warp_sort_groups(const K* keys, const int* valid, int groups, K* sorted, int* sources, Comp comp,
+                      mgpu::context& ctx) {
+  mgpu::cta_launch<64>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        int g = 2 * cta + tid / 32, lane = tid % 32;
+        if (g >= groups) return;  // (a whole warp)
+        mgpu::warp_sorted<K> r = mgpu::warp_sort(keys[32 * g + lane], valid[g], comp);
+        sorted[32 * g + lane] = r.key;
+        sources[32 * g + lane] = r.source;
+      },
+      (groups + 1) / 2, ctx);
+}
+
+// Each group's first valid keys, against std::stable_sort of their lanes: keys in order, and
+// the source lanes of equal keys increasing (stability).
+template <typename K, typename Comp>
+void check_warp_sort(mgpu::context& ctx, int key_range, Comp comp, std::mt19937_64& rng) {
+  const int groups = 67;
+  std::vector<K> keys = random_keys<K>(32 * groups, key_range, rng);
+  std::vector<int> valid(groups);
+  for (int g = 0; g < groups; ++g) valid[std::size_t(g)] = g < 33 ? g : int(rng() % 33);
+  mgpu::buffer<K> k(keys, ctx), sorted = poisoned<K>(32 * groups, ctx);
+  mgpu::buffer<int> v(valid, ctx), sources = poisoned<int>(32 * groups, ctx);
+  warp_sort_groups(k.data(), v.data(), groups, sorted.data(), sources.data(), comp, ctx);
+  std::vector<K> got = sorted.to_host();
+  std::vector<int> got_sources = sources.to_host();
+  for (int g = 0; g < groups; ++g) {
+    SCOPED_TRACE("group " + std::to_string(g) + ", valid " + std::to_string(valid[std::size_t(g)]));
+    std::vector<int> lanes(static_cast<std::size_t>(valid[std::size_t(g)]));
+    for (std::size_t i = 0; i < lanes.size(); ++i) lanes[i] = int(i);
+    std::stable_sort(lanes.begin(), lanes.end(),
+                     [&](int x, int y) { return comp(keys[std::size_t(32 * g + x)], keys[std::size_t(32 * g + y)]); });
+    for (std::size_t i = 0; i < lanes.size(); ++i) {
+      EXPECT_EQ(lanes[i], got_sources[std::size_t(32 * g) + i]);
+      EXPECT_EQ(keys[std::size_t(32 * g + lanes[i])], got[std::size_t(32 * g) + i]);
+    }
+  }
+}
+
+}  // namespace cta_merge_test
+
+// warp_sort: every valid count from 0 to 32, few distinct keys (ties) and many, both directions.
+MGPU_TEST(CtaMerge, WarpSortSortsALanesKeysStably) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  cta_merge_test::check_warp_sort<int>(ctx, 3, mgpu::less<int>(), rng);
+  cta_merge_test::check_warp_sort<int>(ctx, 1 << 30, mgpu::greater<int>(), rng);
+  cta_merge_test::check_warp_sort<double>(ctx, 5, mgpu::less<double>(), rng);
+  cta_merge_test::check_warp_sort<std::int64_t>(ctx, 1000, mgpu::greater<std::int64_t>(), rng);
 }
 
 namespace cta_merge_test {

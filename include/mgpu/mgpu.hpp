@@ -31,6 +31,7 @@
 #include "cta/search.hpp"
 #include "cta/sets.hpp"
 #include "cta/sort_networks.hpp"
+#include "cta/warp_sort.hpp"
 
 #include "algorithms/bulk_insert.hpp"
 #include "algorithms/bulk_remove.hpp"
