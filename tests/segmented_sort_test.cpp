@@ -108,6 +108,13 @@ MGPU_TYPED_TEST(SegmentedSortTyped, EveryProfileMatchesPerSegmentStableSort) {
     check_segmented_sort(ctx, keys, fixed_heads(n, nv + 3), mgpu::less<T>());  // just over a tile
     check_segmented_sort(ctx, keys, fixed_heads(n, 3 * nv - 1), mgpu::less<T>());
     check_segmented_sort(ctx, keys, random_heads(n, 200, rng), mgpu::less<T>());
+    // Segments of a warp's width or less (one tile: a warp each), then some longer ones among them.
+    check_segmented_sort(ctx, keys, fixed_heads(n, 32), mgpu::less<T>());
+    check_segmented_sort(ctx, keys, random_heads(n, 20, rng), mgpu::greater<T>());
+    check_segmented_sort(ctx, keys, random_heads(n, 44, rng), mgpu::less<T>());
+    std::vector<int> long_first(7, 0);  // 7 empty segments, [0, 40), then segments of one
+    for (std::int64_t h = 40; h < n; ++h) long_first.push_back(int(h));
+    check_segmented_sort(ctx, keys, long_first, mgpu::less<T>());
     std::vector<int> half{int(n / 2)};  // [0, n/2) and [n/2, n), the second split in segments of 8
     for (std::int64_t h = n / 2 + 8; h < n; h += 8) half.push_back(int(h));
     check_segmented_sort(ctx, keys, half, mgpu::less<T>());
@@ -208,11 +215,12 @@ MGPU_TEST(SegmentedSort, UncheckedBadHeadsStayInBounds) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   using small = mgpu::launch_params<32, 3>;
-  const std::int64_t n = 5000, guard = 1024;
-  for (int trial = 0; trial < 4; ++trial) {
+  const std::int64_t guard = 1024;
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::int64_t n = trial < 4 ? 5000 : 90;  // many tiles; one tile (a warp a segment)
     std::vector<int> bad(trial % 2 ? 40 : 400);
-    for (int& h : bad) h = int(rng() % (2 * n)) - int(n / 2);  // unsorted, repeated, out of range
-    if (trial >= 2) std::sort(bad.begin(), bad.end());         // sorted, but out of range
+    for (int& h : bad) h = int(rng() % (2 * n)) - int(n / 2);         // unsorted, repeated, out of range
+    if (trial >= 2 && trial != 4) std::sort(bad.begin(), bad.end());  // sorted, but out of range
     mgpu::buffer<int> heads(bad, ctx);
     std::vector<int> host(n + 2 * guard, poison<int>());
     std::vector<int> inner = random_keys<int>(n, 100, rng);

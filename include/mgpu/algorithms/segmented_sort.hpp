@@ -22,7 +22,9 @@
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
 // blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
-// blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
+// blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment); by
+// heads, if its segments average at most 32 keys, a warp sorts each segment of up to 32 in
+// registers instead (warp_sort), and only a CTA holding a longer one runs the blocksort's code.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -34,6 +36,7 @@
 #include "../cta/cta_sort.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/search.hpp"
+#include "../cta/warp_sort.hpp"
 #include "merge.hpp"
 #include "mergesort.hpp"
 #include "partition.hpp"
@@ -290,6 +293,55 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
   return lt;
 }
 
+// A single tile described by heads, its segments [h(s - 1), h(s)) numbered s = 0 .. num_heads
+// (h(-1) = 0, h(num_heads) = count): CTAs of NT / 32 warps take NT / 32 consecutive segments, a
+// warp each. A warp sorts a segment of at most 32 keys in registers (warp_sort) and writes it back
+// in place; a CTA with a longer segment among its own sorts their whole range, which begins and
+// ends on segment boundaries and is at most the tile, with `blocksort_range`. One launch, no
+// shared memory touched and no barrier between the warps' sorts unless a segment is long.
+template <typename P, typename K, typename ValuesIn, typename V, typename HeadIt, typename BlocksortRange,
+          typename Comp>
+void sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
+                         BlocksortRange blocksort_range, Comp comp, context& ctx) {
+  constexpr int warps = P::nt / warp_size;
+  const HeadIt heads = segments.heads;
+  const std::int64_t num_heads = segments.num_heads;
+  const std::int64_t groups = num_heads / warps + 1;  // of `warps` segments: num_heads + 1 of them
+  auto sort_group = [=] MGPU_LAMBDA(int tid, int cta) {
+    ValuesIn group_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
+    V* group_values = values;
+    // Where segment s starts: h(s - 1), kept inside [0, count] (unsorted heads, undefined in
+    // unchecked mode, must still leave every access inside the arrays).
+    auto start = [&](std::int64_t s) {
+      std::int64_t h = s <= 0 ? 0 : s > num_heads ? count : std::int64_t(heads[s - 1]);
+      return h < 0 ? 0 : h > count ? count : h;
+    };
+    for (std::int64_t group = cta; group < groups; group += gridDim.x) {
+      const std::int64_t first = group * warps, last = first + warps < num_heads + 1 ? first + warps : num_heads + 1;
+      const std::int64_t segment = first + tid / warp_size;
+      const std::int64_t begin = start(segment), end = segment < last ? start(segment + 1) : begin;
+      const int length = end > begin ? (end - begin < 2 * warp_size ? int(end - begin) : 2 * warp_size) : 0;
+      if (__syncthreads_or(length > warp_size)) {
+        const std::int64_t r0 = start(first), r1 = start(last);
+        if (r1 > r0) blocksort_range(tid, 0, r0, int(r1 - r0));
+      } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
+        const int lane = tid % warp_size;
+        warp_sorted<K> sorted = warp_sort(keys[begin + (lane < length ? lane : 0)], length, comp);
+        if constexpr (has_values_v<V>) {
+          // The values are fetched by source position, which the warp's writes would overwrite.
+          V value = group_values_in[begin + (lane < length ? sorted.source : 0)];
+          __syncwarp();
+          if (lane < length) group_values[begin + lane] = value;
+        }
+        if (lane < length) keys[begin + lane] = sorted.key;
+      }
+      __syncthreads();
+    }
+  };
+  constexpr std::int64_t max_grid = 0x7fffffff;
+  cta_launch<P>(sort_group, int(groups < max_grid ? groups : max_grid), ctx);
+}
+
 template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
 void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count, Segments segments,
                          Comp comp, context& ctx) {
@@ -357,11 +409,11 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
-  auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
+  // Sorts the segments of tile `tile`, the keys [t0, t0 + valid) (a single tile's blocksort may be
+  // given any range of at most NV keys that begins and ends on segment boundaries).
+  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid) {
     __shared__ shared_storage<blocksort_storage> storage;
     blocksort_storage& s = storage.get();
-    std::int64_t t0 = std::int64_t(tile) * NV;
-    int valid = int(count - t0 < NV ? count - t0 : NV);
     // A single tile: as if one empty segment ended at 0, so that the tile marks its heads (and
     // finds out whether it is one segment) and every segment writes the caller's array (level -1
     // is its last).
@@ -441,6 +493,19 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       merge_tile<P, K, V>(tid, keys_alt, alt_values, c.begin, t0, keys_alt, alt_values, t0, c.end, keys, caller_values,
                           c.begin, int(c.end - c.begin), comp, s.crossing);
     }
+  };
+  if constexpr (is_segment_heads_v<Segments>) {
+    // A single tile whose segments average at most a warp's width: a warp a segment. (Few CTAs:
+    // no register cap. Under the blocksort's, the blocksort's code spilled in this kernel.)
+    if (single && segments.num_heads >= count / warp_size) {
+      sort_short_segments<launch_params<NT, VT>, K>(keys, values_in, values, count, segments, blocksort_range, comp,
+                                                    ctx);
+      return;
+    }
+  }
+  auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
+    std::int64_t t0 = std::int64_t(tile) * NV;
+    blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV));
   };
   cta_launch<blocksort_params>(blocksort, tiles, ctx);
   if (levels == 0) return;
