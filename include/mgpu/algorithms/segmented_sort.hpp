@@ -360,12 +360,12 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
 
   // Per tile: its end segments, and a flag it raises once its blocksort output is stored. Then one
   // more than the highest level that any long segment needs (0: none), the merge levels' work
-  // counter, and per level the number of its work items finished. One allocation; the kernel that
+  // counter, and the number of work items finished, of all levels. One allocation; the kernel that
   // finds the ends zeroes the rest (the blocksort, after it, records the highest level). A single
   // tile needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
-  const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 2 + std::size_t(levels));
+  const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 3);
   buffer<unsigned char> tile_state(single ? 0 : std::int64_t(ends_bytes + counter_bytes), ctx);
   tile_segments* ends_p = reinterpret_cast<tile_segments*>(tile_state.data());
   unsigned* stored_p = reinterpret_cast<unsigned*>(tile_state.data() + ends_bytes);
@@ -380,7 +380,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
           ends_p[t] = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
           stored_p[t] = 0;
           if (t == 0)
-            for (int i = 0; i < 2 + levels; ++i) top_level_p[i] = 0;
+            for (int i = 0; i < 3; ++i) top_level_p[i] = 0;
         },
         tiles, ctx);
   }
@@ -544,9 +544,10 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       const std::int64_t first = s.item % unsigned(grid);
       if (level >= top) return;  // (the same for the whole CTA: every later item is of a higher level)
       if (level > 0) {
-        // (Short sleeps: the whole grid waits here, once a level.)
+        // Every item of the levels below is done. (No item finishes before the levels below it, so
+        // the count of finished items says so. Short sleeps: the whole grid waits here, once a level.)
         if (tid == 0)
-          for (unsigned sleep = 32; load_acquire(items_done_p + level - 1) < unsigned(grid);
+          for (unsigned sleep = 32; load_acquire(items_done_p) < unsigned(level) * unsigned(grid);
                sleep = sleep < 256 ? 2 * sleep : sleep)
             backoff(sleep);
         __syncthreads();
@@ -604,7 +605,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       __syncthreads();
       if (tid == 0) {
         thread_fence();
-        atomicAdd(items_done_p + level, 1u);
+        atomicAdd(items_done_p, 1u);
       }
     }
   };
