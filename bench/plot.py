@@ -85,24 +85,54 @@ def baseline_of(rows, r):
     return None
 
 
+def family_tables(rows):
+    """Family name -> its markdown table of ratios (one row per mgpu measurement)."""
+    tables = {}
+    for name, _ in FAMILIES + [("other", ())]:
+        mine = [r for r in rows if r["impl"] == "mgpu" and family_of(r["primitive"]) == name]
+        if not mine:
+            continue
+        lines = ["| primitive | type | n | mgpu ms | baseline | baseline ms | ratio | % of memcpy (mgpu / baseline) |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in mine:
+            b = baseline_of(rows, r)
+            k = int(round(math.log2(r["n"]))) if r["n"] > 0 else 0
+            n = f"2^{k}" if 1 << k == r["n"] else str(r["n"])
+            if b:
+                lines.append(f"| {r['primitive']} | {r['type']} | {n} | {r['ms']:.4f} | {b['impl']} | {b['ms']:.4f} | "
+                             f"{float(r['speedup_vs_cccl']):.2f}x | {r['pct_memcpy']:.0f}% / {b['pct_memcpy']:.0f}% |")
+            else:
+                lines.append(f"| {r['primitive']} | {r['type']} | {n} | {r['ms']:.4f} | none | | | {r['pct_memcpy']:.0f}% |")
+        tables[name] = "\n".join(lines) + "\n"
+    return tables
+
+
 def write_markdown(rows, path):
     with open(path, "w") as out:
-        for name, _ in FAMILIES + [("other", ())]:
-            mine = [r for r in rows if r["impl"] == "mgpu" and family_of(r["primitive"]) == name]
-            if not mine:
-                continue
-            out.write(f"### {name}\n\n| primitive | type | n | mgpu ms | baseline | baseline ms | ratio | % of memcpy (mgpu / baseline) |\n")
-            out.write("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-            for r in mine:
-                b = baseline_of(rows, r)
-                k = int(round(math.log2(r["n"]))) if r["n"] > 0 else 0
-                n = f"2^{k}" if 1 << k == r["n"] else str(r["n"])
-                if b:
-                    out.write(f"| {r['primitive']} | {r['type']} | {n} | {r['ms']:.4f} | {b['impl']} | {b['ms']:.4f} | "
-                              f"{float(r['speedup_vs_cccl']):.2f}x | {r['pct_memcpy']:.0f}% / {b['pct_memcpy']:.0f}% |\n")
-                else:
-                    out.write(f"| {r['primitive']} | {r['type']} | {n} | {r['ms']:.4f} | none | | | {r['pct_memcpy']:.0f}% |\n")
-            out.write("\n")
+        for name, table in family_tables(rows).items():
+            out.write(f"### {name}\n\n{table}\n")
+    print(path)
+
+
+def update_doc(rows, path):
+    """Replaces, in the page at `path`, the first table of ratios under each family's heading."""
+    text = open(path).read().split("\n")
+    tables = family_tables(rows)
+    out, i, heading = [], 0, None
+    while i < len(text):
+        line = text[i]
+        if line.startswith("### "):
+            heading = line[4:].strip()
+        if heading in tables and line.startswith("| primitive | type | n |"):
+            out.extend(tables.pop(heading).rstrip("\n").split("\n"))
+            while i < len(text) and text[i].startswith("|"):
+                i += 1
+            continue
+        out.append(line)
+        i += 1
+    open(path, "w").write("\n".join(out))
+    if tables:
+        print(f"{path}: no table to replace for " + ", ".join(tables))
     print(path)
 
 
@@ -207,6 +237,37 @@ def write_small_markdown(rows, path):
     print(path)
 
 
+# The rows of the small-inputs issue (issue 20) and docs/performance.md's table of them.
+ISSUE20_ROWS = [("segmented sort, segments of 32", "segsort_fixed_32"),
+                ("segmented sort, segments of 16", "segsort_fixed_16"),
+                ("segmented sort, segments of 96", "segsort_fixed_96"), ("mergesort", "mergesort_keys"),
+                ("radix sort", "radix_sort_keys"), ("merge", "merge_keys"), ("reduce", "reduce"),
+                ("exclusive scan", "exclusive_scan")]
+
+
+def write_issue20_markdown(rows, path):
+    """The issue-20 table from a --small run: per size, calls and graph replays, mgpu vs CCCL."""
+    cases = small_cases(rows)
+    sizes = sorted({r["n"] for r in rows})
+    with open(path, "w") as out:
+        out.write("| call | " + " | ".join(f"n = 10^{int(round(math.log10(n)))}" for n in sizes) + " |\n")
+        out.write("| --- |" + " --- |" * len(sizes) + "\n")
+        for label, primitive in ISSUE20_ROWS:
+            cells = []
+            for n in sizes:
+                parts = []
+                for mode in ("calls", "graph"):
+                    impls = cases[(primitive, "int32")][mode]
+                    mgpu = [r for r in impls.get("mgpu", []) if r["n"] == n]
+                    base = [r for r in impls.get("cccl", []) if r["n"] == n]
+                    if mgpu and base:
+                        m, b = mgpu[0]["ms"] * 1e3, base[0]["ms"] * 1e3
+                        parts.append(f"{mode} {m:.1f} vs {b:.1f} us ({b / m:.2f}x)")
+                cells.append("; ".join(parts) if parts else "no row")
+            out.write(f"| {label} | " + " | ".join(cells) + " |\n")
+    print(path)
+
+
 def plot_small(rows, out_dir, plt):
     device = rows[0]["device"]
     cases = small_cases(rows)
@@ -242,7 +303,9 @@ def main():
     parser.add_argument("-o", "--out-dir", required=True, help="directory for the PNG files (created if missing)")
     parser.add_argument("--families", action="store_true", help="one chart per family (one run's CSV)")
     parser.add_argument("--markdown", help="also write the families' tables of ratios to this file")
+    parser.add_argument("--update-doc", help="replace the families' tables of ratios in this page (docs/performance.md)")
     parser.add_argument("--small", action="store_true", help="the CSV is a run of mgpu_bench --small")
+    parser.add_argument("--issue20", help="with --small: also write the small-inputs issue's table to this file")
     args = parser.parse_args()
 
     # Imported here so that --help works without it, and a missing install says what to do.
@@ -263,10 +326,14 @@ def main():
     if args.small:
         if args.markdown:
             write_small_markdown(rows, args.markdown)
+        if args.issue20:
+            write_issue20_markdown(rows, args.issue20)
         plot_small(rows, args.out_dir, plt)
         return
     if args.markdown:
         write_markdown(rows, args.markdown)
+    if args.update_doc:
+        update_doc(rows, args.update_doc)
     if args.families:
         plot_families(rows, args.out_dir, plt, FuncFormatter)
         return
