@@ -11,6 +11,7 @@
 #include <mgpu/platform/error.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -182,15 +184,24 @@ struct no_setup {
 // pair of events. Before each run, outside the events: setup() (it restores the input of an
 // in-place call, say), then `flush`, when given.
 //
+// First the device idles for settle_ms: after cudaFree of gigabytes (the case before's arrays) the
+// driver keeps working in the background for several milliseconds, and calls timed meanwhile run up
+// to 10% slower (H100: a segmented scan of 2^24 ints 93 us instead of 85 for about 7 ms after 3 GB
+// were freed; bench/results/2026-11-26_h100_free_settle.txt). Without the pause the first
+// implementation timed after a large size paid for it and the second did not.
+//
 // budget_ms > 0 caps the cost of slow calls: once a warm-up run (from the second on, since the
 // first may carry module loading) shows that the remaining runs would take longer than
 // budget_ms, the warm-ups stop and the timed runs shrink to what fits in budget_ms, but never
 // below min_reps. `runs`, when given, receives the number of timed runs.
 constexpr int min_reps = 5;
+constexpr int settle_ms = 100;
 
 template <class F, class S = no_setup>
 double median_ms(F&& f, int warmup, int reps, cudaStream_t stream, l2_flush* flush = nullptr, S&& setup = S(),
                  double budget_ms = 0, int* runs = nullptr) {
+  MGPU_CUDA_CHECK(cudaDeviceSynchronize());
+  std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
   event start, stop;
   std::vector<double> times;
   for (int r = 0; r < warmup + reps; ++r) {
