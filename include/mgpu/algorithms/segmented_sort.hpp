@@ -297,8 +297,8 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
 // (h(-1) = 0, h(num_heads) = count): CTAs of NT / 32 warps take NT / 32 consecutive segments, a
 // warp each. A warp sorts a segment of at most 32 keys in registers (warp_sort) and writes it back
 // in place; a CTA with a longer segment among its own sorts their whole range, which begins and
-// ends on segment boundaries and is at most the tile, with `blocksort_range`. One launch, no
-// shared memory touched and no barrier between the warps' sorts unless a segment is long.
+// ends on segment boundaries and is at most the tile, with `blocksort_range`. One launch; shared
+// memory is touched only where a segment is long.
 template <typename P, typename K, typename ValuesIn, typename V, typename HeadIt, typename BlocksortRange,
           typename Comp>
 void sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,

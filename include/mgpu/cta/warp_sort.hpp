@@ -1,7 +1,7 @@
 // mgpu/cta/warp_sort.hpp
 //
 // warp_sort: a stable sort of up to 32 keys held one a lane, in registers, by a bitonic network
-// over the lanes (15 compare-exchange steps, each a shuffle of the key and of its source lane).
+// over the lanes (up to 15 compare-exchange steps, each a shuffle of the key and of its source lane).
 // Ties are broken by source lane, which makes the order total and the sort stable; values do not
 // travel through the network: each lane learns which lane its key came from and fetches the
 // value itself. The short segments of segmented_sort are sorted this way, a warp a segment.
