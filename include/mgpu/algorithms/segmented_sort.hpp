@@ -66,24 +66,28 @@ struct segment_ends {
 };
 
 // Device views that answer "which segment holds position p" and mark a tile's heads.
-// By head indices: a binary search over the heads; each tile's heads come from a partition.
+// By head indices: a binary search over the heads; each tile's heads come from the two searches
+// that find its ends.
 template <typename HeadIt>
 struct head_index {
   HeadIt heads;
   std::int64_t num_heads, count;
-  // Heads [tile_heads[t], tile_heads[t + 1]) lie in tile t; null for a single tile (all of them).
-  const std::int64_t* tile_heads;
+  // Heads [tile_heads[t], tile_heads[t + 1]) lie in tile t (written by tile_ends); null for a
+  // single tile (all of them).
+  std::int64_t* tile_heads;
 
   MGPU_HOST_DEVICE segment_span around(std::int64_t position) const {
     return span_below(binary_search<bounds::upper>(heads, num_heads, position, less<>()), position);
   }
-  // The segments at the two ends of tile `tile`, [t0, t1). The tile's partition bounds them: the
-  // heads after t1 - 1 start at tile_heads[tile + 1], and those after t0 at tile_heads[tile] or
-  // just past the heads equal to t0: a few loads, no search.
-  MGPU_DEVICE segment_ends tile_ends(int tile, std::int64_t t0, std::int64_t t1) const {
-    if (!tile_heads) return segment_ends{around(t0), around(t1 - 1)};
-    const std::int64_t next = tile_heads[tile + 1];
-    std::int64_t i = tile_heads[tile];
+  // The segments at the two ends of tile `tile`, [t0, t1), of `tiles`: the heads after t1 - 1
+  // start at the first head at or past t1, and those after t0 at the first at or past t0 or just
+  // past the heads equal to t0. Two searches, which also make the tiles' partition: the first
+  // records tile_heads[tile] (and the last tile tile_heads[tiles] too), for the blocksort.
+  MGPU_DEVICE segment_ends tile_ends(int tile, int tiles, std::int64_t t0, std::int64_t t1) const {
+    const std::int64_t next = binary_search<bounds::lower>(heads, num_heads, t1, less<>());
+    std::int64_t i = binary_search<bounds::lower>(heads, num_heads, t0, less<>());
+    tile_heads[tile] = i;
+    if (tile + 1 == tiles) tile_heads[tiles] = next;
     while (i < next && std::int64_t(heads[i]) <= t0) ++i;
     return segment_ends{span_below(i, t0), span_below(next, t1 - 1)};
   }
@@ -133,7 +137,7 @@ struct flag_index {
                                          : count;
     return segment_span{begin > 0 ? begin : 0, end < count ? end : count};
   }
-  MGPU_DEVICE segment_ends tile_ends(int, std::int64_t t0, std::int64_t t1) const {
+  MGPU_DEVICE segment_ends tile_ends(int, int, std::int64_t t0, std::int64_t t1) const {
     return segment_ends{around(t0), around(t1 - 1)};
   }
   template <int NT>
@@ -160,9 +164,8 @@ segment_index<head_index<HeadIt>> make_segment_index(const char* fn, segment_hea
   check_count(fn, "num_heads", s.num_heads);
   check_pointer(fn, "heads", s.heads, s.num_heads);
   if (ctx.checked()) check_sorted_indices(fn, "heads", s.heads, s.num_heads, 0, count, "[0, count]", false, ctx);
-  buffer<std::int64_t> tile_heads =
-      count > nv ? binary_search_partitions<bounds::lower>(s.heads, s.num_heads, count, nv, less<>(), ctx)
-                 : buffer<std::int64_t>();
+  // The tiles' partition of the heads, filled by the kernel that finds the tiles' ends.
+  buffer<std::int64_t> tile_heads(count > nv ? div_up(count, std::int64_t(nv)) + 1 : 0, ctx);
   head_index<HeadIt> view{s.heads, s.num_heads, count, tile_heads.data()};
   return segment_index<head_index<HeadIt>>{view, std::move(tile_heads), buffer<std::int64_t>()};
 }
@@ -361,8 +364,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   // Per tile: its end segments, and a flag it raises once its blocksort output is stored. Then one
   // more than the highest level that any long segment needs (0: none), the merge levels' work
   // counter, and the number of work items finished, of all levels. One allocation; the kernel that
-  // finds the ends zeroes the rest (the blocksort, after it, records the highest level). A single
-  // tile needs none of it: its blocksort does everything.
+  // finds the ends (and, by heads, the tiles' heads) zeroes the rest (the blocksort, after it,
+  // records the highest level). A single tile needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
   const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 3);
@@ -376,7 +379,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     transform<search_params>(
         [=] MGPU_LAMBDA(std::int64_t t) {
           const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          const segment_ends found = index.tile_ends(int(t), t0, t1);
+          const segment_ends found = index.tile_ends(int(t), tiles, t0, t1);
           ends_p[t] = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
           stored_p[t] = 0;
           if (t == 0)
