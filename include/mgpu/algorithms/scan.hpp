@@ -22,8 +22,12 @@ namespace mgpu {
 // Default shape, measured on an H100 (bench/tune.cu): 128 threads with about 164 bytes each (41
 // four-byte values): large tiles amortize the look-back. The count is odd so that the
 // thread-order transposes through shared memory are free of bank conflicts, and at most 63.
+// Values of 4 bytes ask for 8 CTAs an SM (64 registers, no spills): ptxas gave the inclusive scan
+// of floats 72 registers, 7 CTAs, and 5% more time at 2^26-2^28
+// (bench/results/2026-11-27_h100_scan_min_ctas_ab.txt); 8-byte values spill at 64.
 template <typename T>
-using scan_params = launch_params<128, (164 / sizeof(T) >= 63 ? 63 : int(164 / sizeof(T)) | 1)>;
+using scan_params =
+    launch_params<128, (164 / sizeof(T) >= 63 ? 63 : int(164 / sizeof(T)) | 1), (sizeof(T) <= 4 ? 8 : 0)>;
 
 namespace detail {
 
