@@ -7,7 +7,7 @@ build=${BUILD_DIR:-build-gpu}
 source scripts/setup.sh
 mgpu_setup test
 cmake -S . -B "$build" "${MGPU_CMAKE_ARGS[@]}" -DMGPU_BUILD_SIM=OFF -DMGPU_BUILD_EXAMPLES=OFF -DMGPU_BUILD_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DMGPU_CUDA_COMPILE_ONLY=OFF
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target mgpu_tests_cuda mgpu_multi_tu_cuda ${MGPU_BENCH_TARGET:-mgpu_bench}
 mkdir -p gpu
 cp "$build/tests/cuda/mgpu_tests_cuda" "$build/tests/multi_tu/mgpu_multi_tu_cuda" gpu/

@@ -2,7 +2,8 @@
 # Builds everything and runs the tests, after installing what is missing (scripts/setup.sh). On
 # any machine: the simulator tests (plain and under AddressSanitizer), the consumer-project test
 # and the header rules. Where nvcc is found the CUDA targets are built too (so CUDA compile errors
-# fail), and where a GPU is present CTest also runs them, each test case in a process of its own.
+# fail; without a GPU they are built only for that: MGPU_CUDA_COMPILE_ONLY), and where a GPU is
+# present CTest also runs them, each test case in a process of its own.
 # A GPU machine without Boost.Context builds and tests the CUDA targets alone.
 #   BUILD_DIR (default build), JOBS (default nproc), MGPU_SIM_ASAN (default ON),
 #   MGPU_WERROR (default OFF; CI sets ON: a warning in the tests or examples fails the build)
@@ -12,6 +13,9 @@ source scripts/setup.sh
 mgpu_setup test
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc)}
-cmake -S . -B "$build" "${MGPU_CMAKE_ARGS[@]}" -DMGPU_SIM_ASAN="${MGPU_SIM_ASAN:-ON}" -DMGPU_WERROR="${MGPU_WERROR:-OFF}"
+compile_only=ON
+[ "$MGPU_GPU" = 1 ] && compile_only=OFF
+cmake -S . -B "$build" "${MGPU_CMAKE_ARGS[@]}" -DMGPU_SIM_ASAN="${MGPU_SIM_ASAN:-ON}" -DMGPU_WERROR="${MGPU_WERROR:-OFF}" \
+  -DMGPU_CUDA_COMPILE_ONLY="$compile_only"
 cmake --build "$build" -j "$jobs"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
