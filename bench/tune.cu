@@ -735,6 +735,9 @@ int main(int argc, char** argv) {
                  lpm<256, 15, 8>, lp<256, 30>, lp<1024, 7>, lp<512, 17>>(ctx, n, flush);
       tune_merge<true, lp<128, 15>, lp<256, 15>, lp<512, 7>, lp<512, 11>, lp<512, 15>, lp<256, 11>>(ctx, n, flush);
     }
+    if (what == "mergecaps")  // register caps (min CTAs an SM) of the keys' default tile
+      tune_merge<false, lp<256, 15>, lpm<256, 15, 5>, lpm<256, 15, 6>, lpm<128, 15, 10>, lpm<512, 15, 3>>(ctx, n,
+                                                                                                          flush);
     if (what == "all" || what == "sort")
       tune_mergesort<lp<256, 11>, lp<256, 15>, lp<128, 15>, lp<256, 7>, lp<512, 11>, lp<128, 23>>(ctx, n, flush);
     if (what == "profile") profile_kernels(ctx, n);

@@ -24,8 +24,9 @@
 
 namespace mgpu {
 
+// The mergesort's tiles, without its minimum of CTAs an SM (not measured on these kernels).
 template <typename K, typename V = empty_t>
-using locality_sort_params = mergesort_params<K, V>;
+using locality_sort_params = launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt>;
 
 namespace detail {
 

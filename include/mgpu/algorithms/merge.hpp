@@ -18,8 +18,12 @@
 
 namespace mgpu {
 
-template <typename K>
-using merge_params = launch_params<256, (sizeof(K) > 8 ? 7 : 15)>;
+// The tile shape for keys of type K with values of type V (empty_t: keys only). Keys of 4 bytes
+// alone ask for 5 CTAs an SM (48 registers, no spills; 64 and 4 CTAs without): 1.05x faster at
+// 2^24-2^28 on an H100 (bench/results/2026-11-27_h100_merge_keys_caps.txt). With values, 5 CTAs
+// spill.
+template <typename K, typename V = empty_t>
+using merge_params = launch_params<256, (sizeof(K) > 8 ? 7 : 15), (sizeof(K) <= 4 && !has_values_v<V> ? 5 : 0)>;
 
 namespace detail {
 
@@ -99,7 +103,7 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
     check_sorted(fn, "a_keys", a_keys, a_count, comp, ctx);
     check_sorted(fn, "b_keys", b_keys, b_count, comp, ctx);
   }
-  using P = params_or<params, merge_params<K>>;
+  using P = params_or<params, merge_params<K, V>>;
   if (total == 0) return;
   int tiles = num_tiles<P>(total, fn);
   // A single tile merges all of both inputs: no partition pass.

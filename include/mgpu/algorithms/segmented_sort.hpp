@@ -50,9 +50,10 @@
 namespace mgpu {
 
 // The mergesort's tiles (bench/tune.cu segshapes: smaller CTAs, <128, 15>, sort short segments up to
-// 15% faster but a single long segment 10% slower).
+// 15% faster but a single long segment 10% slower), without mergesort's minimum of CTAs an SM (not
+// measured on these kernels).
 template <typename K, typename V = empty_t>
-using segmented_sort_params = mergesort_params<K, V>;
+using segmented_sort_params = launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt>;
 
 namespace detail {
 
