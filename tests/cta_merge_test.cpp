@@ -652,6 +652,56 @@ MGPU_TEST(CtaMerge, SerialMergeWithAndWithoutRangeChecks) {
   }
 }
 
+// cta_merge_path_pair: each CTA searches two random diagonals (the pair in either order, equal ones,
+// the ends) of inputs with runs of equal keys, both bounds, in CTAs of 32 threads (two groups of 16
+// lanes in one warp) and of 128 (two warps of 32), against brute_merge_paths.
+template <int NT, mgpu::bounds B>
+void check_cta_merge_path_pair(const std::vector<int>& a, const std::vector<int>& b, std::mt19937_64& rng,
+                               mgpu::context& ctx) {
+  const std::int64_t na = std::int64_t(a.size()), nb = std::int64_t(b.size());
+  std::vector<std::int64_t> paths = brute_merge_paths<B>(a, b, mgpu::less<int>());
+  const int ctas = 200;
+  std::vector<std::int64_t> diags(2 * ctas), expected(2 * ctas);
+  for (int i = 0; i < 2 * ctas; ++i) {
+    std::uint64_t r = rng() % 8;
+    diags[std::size_t(i)] = r == 0 ? 0 : r == 1 ? na + nb : std::int64_t(rng() % std::uint64_t(na + nb + 1));
+    if (i % 2 && rng() % 5 == 0) diags[std::size_t(i)] = diags[std::size_t(i - 1)];
+    expected[std::size_t(i)] = paths[std::size_t(diags[std::size_t(i)])];
+  }
+  mgpu::buffer<int> da(a, ctx), db(b, ctx);
+  mgpu::buffer<std::int64_t> d_diags(diags, ctx), got = poisoned<std::int64_t>(2 * ctas, ctx);
+  const int *pa = da.data(), *pb = db.data();
+  const std::int64_t* pd = d_diags.data();
+  std::int64_t* out = got.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        __shared__ std::int64_t splits[2];
+        std::int64_t x0, x1;
+        mgpu::cta_merge_path_pair<NT, B>(tid, pa, na, pb, nb, pd[2 * cta], pd[2 * cta + 1], mgpu::less<int>(), splits,
+                                         x0, x1);
+        // Every thread must hold both answers.
+        if (tid == NT - 1) out[2 * cta] = x0;
+        if (tid == NT / 2) out[2 * cta + 1] = x1;
+      },
+      ctas, ctx);
+  EXPECT_TRUE(same(expected, got.to_host()));
+}
+
+MGPU_TEST(CtaMerge, CtaMergePathPairMatchesTheHost) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t n : {0, 1, 33, 1000, 100003}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::int64_t distinct = n / 3 + 1;
+    std::vector<int> a = sorted_random_keys<int, mgpu::less<int>>(n, distinct, rng);
+    std::vector<int> b = sorted_random_keys<int, mgpu::less<int>>(n / 2 + 5, distinct, rng);
+    check_cta_merge_path_pair<32, mgpu::bounds::lower>(a, b, rng, ctx);
+    check_cta_merge_path_pair<128, mgpu::bounds::lower>(a, b, rng, ctx);
+    check_cta_merge_path_pair<128, mgpu::bounds::upper>(a, b, rng, ctx);
+    check_cta_merge_path_pair<32, mgpu::bounds::upper>(b, a, rng, ctx);
+  }
+}
+
 // merge_path_pair gives what two merge_path calls give, at every pair of diagonals of small inputs.
 TEST(CtaMerge, MergePathPairMatchesTwoSearches) {
   MGPU_SEEDED_RNG(rng);

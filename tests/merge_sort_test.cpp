@@ -92,6 +92,26 @@ MGPU_TEST(MergeSort, ManyPassesWithSmallTiles) {
   }
 }
 
+// Merge passes of more than two waves of CTAs search their tile boundaries in a partition pass
+// first (the passes above, of fewer tiles, let each CTA search its own): 600,001 keys in tiles of
+// 32 are 18,751 tiles, more than two waves on the simulator (2 x 132 SMs x 64 CTAs) and on any GPU
+// of up to 292 SMs (32 CTAs an SM).
+// Pairs whose values record original positions (stability); the simulator takes seconds here.
+MGPU_TEST(MergeSort, ManyPassesOverManyWaves) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t n = 600001;
+  std::vector<int> keys = random_keys<int>(n, 1000, rng);
+  std::vector<std::int64_t> order = mgpu_ref::stable_order(keys, mgpu::less<int>());
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) positions[std::size_t(i)] = i;
+  mgpu::buffer<int> k(keys, ctx);
+  mgpu::buffer<std::int64_t> v(positions, ctx);
+  mgpu::mergesort<mgpu::launch_params<32, 1>>(k.data(), v.data(), n, mgpu::less<int>(), ctx);
+  EXPECT_TRUE(same(mgpu_ref::permute(keys, order), k.to_host())) << "keys";
+  EXPECT_TRUE(same(order, v.to_host())) << "values";
+}
+
 MGPU_TEST(MergeSort, PresortedReversedAndAllEqual) {
   mgpu::context ctx;
   const std::int64_t n = 100003;
@@ -453,7 +473,27 @@ MGPU_TEST(MergeSort, OneTileIsOneLaunch) {
   }
   EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::mergesort(o, sort_nv, mgpu::less<>(), c); }), one_launch);
   EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::mergesort(o, v, pairs_nv, mgpu::less<>(), c); }), one_launch);
-  // Two tiles: the partition pass (its array allocated) joins the merge.
+  // Two tiles, one wave: each CTA finds its own bounds, still one launch. Mergesort of two tiles:
+  // the blocksort and one merge pass, with the keys' temporary copy alone.
   EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::merge(pa, merge_nv, pb, 1, o, mgpu::less<>(), c); }),
+            one_launch);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::mergesort(o, sort_nv + 1, mgpu::less<>(), c); }),
+            (enqueued{2, 0, 0, 1}));
+}
+
+// Beyond two waves of CTAs, a partition pass (its array allocated) searches the tile bounds
+// before the merge: 40,000 tiles of 32 outputs (more than two waves on the simulator and on any
+// GPU of up to 625 SMs).
+MGPU_TEST(MergeSort, ManyWavesMergeHasAPartitionPass) {
+  mgpu::context ctx;
+  const std::int64_t half = 20000 * 32;
+  mgpu::buffer<int> a(half, ctx), b(half, ctx), out(2 * half, ctx);
+  a.fill(1);
+  b.fill(2);
+  const int *pa = a.data(), *pb = b.data();
+  int* o = out.data();
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) {
+              mgpu::merge<mgpu::launch_params<32, 1>>(pa, half, pb, half, o, mgpu::less<>(), c);
+            }),
             (enqueued{2, 0, 0, 1}));
 }

@@ -35,6 +35,14 @@ struct merge_storage {
   };
 };
 
+// A merge tile's shared memory, with room for the two splits the CTA finds itself
+// (cta_merge_path_pair) where no partition pass gives them.
+template <int NV, typename K, typename V>
+struct merge_tile_storage {
+  merge_storage<NV, K, V> tile;
+  std::int64_t splits[2];
+};
+
 // One tile of a merge: its out_count (at most NV) outputs, out_keys[out_first, out_first +
 // out_count) and, with values, out_values, merged from a[a_begin, a_end) and b[b_begin, b_end).
 // Keys-only merges pass V = empty_t and touch no value iterator. Splits found by Merge Path over
@@ -106,19 +114,26 @@ void merge_impl(const char* fn, AKeys a_keys, AValues a_values, std::int64_t a_c
   using P = params_or<params, merge_params<K, V>>;
   if (total == 0) return;
   int tiles = num_tiles<P>(total, fn);
-  // A single tile merges all of both inputs: no partition pass.
-  buffer<std::int64_t> partitions =
-      tiles > 1 ? merge_path_partitions(a_keys, a_count, b_keys, b_count, P::nv, comp, ctx) : buffer<std::int64_t>();
-  const std::int64_t* p = partitions.data();
-  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
-    __shared__ shared_storage<merge_storage<P::nv, K, V>> storage;
+  // Tile boundaries come from a partition pass, or, for a grid of one or two waves, from each
+  // CTA's own searches (merge_tile_bounds); a single tile takes everything.
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile, auto bounds_from) {
+    __shared__ shared_storage<merge_tile_storage<P::nv, K, V>> storage;
+    merge_tile_storage<P::nv, K, V>& s = storage.get();
     std::int64_t first = std::int64_t(tile) * P::nv;
     std::int64_t last = first + P::nv < total ? first + P::nv : total;
-    std::int64_t a_begin = p ? p[tile] : 0, a_end = p ? p[tile + 1] : a_count;
+    std::int64_t a_begin, a_end;
+    merge_tile_bounds<P::nt, bounds::lower>(bounds_from, tid, tile, a_keys, a_count, b_keys, b_count, first, last, comp,
+                                            s.splits, a_begin, a_end);
     merge_tile<P, K, V>(tid, a_keys, a_values, a_begin, a_end, b_keys, b_values, first - a_begin, last - a_end,
-                        out_keys, out_values, first, int(last - first), comp, storage.get());
+                        out_keys, out_values, first, int(last - first), comp, s.tile);
   };
-  cta_launch<P>(kernel, tiles, ctx);
+  if (tiles > 1 && search_in_ctas<P, decltype(kernel), search_bounds_t>(tiles, ctx)) {
+    cta_launch<P>(kernel, tiles, ctx, search_bounds_t());
+    return;
+  }
+  buffer<std::int64_t> partitions =
+      tiles > 1 ? merge_path_partitions(a_keys, a_count, b_keys, b_count, P::nv, comp, ctx) : buffer<std::int64_t>();
+  cta_launch<P>(kernel, tiles, ctx, static_cast<const std::int64_t*>(partitions.data()));
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include "../cta/search.hpp"
 
 #include <cstdint>
+#include <limits>
 
 namespace mgpu {
 
@@ -32,6 +33,43 @@ inline int lanes_per_search(std::int64_t searches, context& ctx) {
   int lanes = warp_size;
   while (lanes > 4 && searches * lanes > budget) lanes /= 2;
   return searches * lanes > budget ? 1 : lanes;
+}
+
+// Whether a grid of `tiles` CTAs of the kernel F (launched with arguments of types Args) should
+// find its tiles' boundaries itself (cta_merge_path_pair) rather than read them from a partition
+// pass: when the grid runs in at most `max_waves` waves. Searching in the CTA costs each CTA a
+// search's latency before its loads; within a wave or two the searches overlap, and the partition
+// launch and the wait for it are saved. On an H100, int32 keys, searches in the CTAs against the
+// partition pass (bench/results/2026-11-27_h100_search_in_ctas_ab.txt): merge of 2^22 keys (1.7
+// waves) 1.07x faster, 2^23 (3.3 waves) 1.03x slower, 2^28 1.41x slower; mergesort of 2^22 (passes
+// of 1.4 waves) 1.07x faster, 2^23 (2.8 waves) 1.09x slower.
+template <typename P, typename F, typename... Args>
+bool search_in_ctas(int tiles, context& ctx, int max_waves = 2) {
+  return std::int64_t(tiles) <= max_waves * std::int64_t(one_wave<P, F, Args...>(std::numeric_limits<int>::max(), ctx));
+}
+
+// The launch argument of a tile kernel whose CTAs search their own bounds: an empty type, not a
+// null partitions pointer, so that the kernel is compiled apart from its partitioned form (each
+// without the other's code). A branch on the pointer in one kernel cost sorted_search of 2^28 int32
+// 0.4% and the mergesort pass of int32 pairs 16 registers (H100).
+struct search_bounds_t {};
+
+// Where a merge-like tile's outputs [diag0, diag1) start and end on the a side (x0, x1): from the
+// tile's partition entries p[tile], p[tile + 1], or, with p null (an input of one tile), 0 and
+// a_count; or, given search_bounds_t, from the CTA's own Merge Path searches (cta_merge_path_pair,
+// all threads calling; `shared` holds two Ints).
+template <int NT, bounds B, typename AIt, typename BIt, typename Comp>
+MGPU_DEVICE void merge_tile_bounds(const std::int64_t* p, int, int tile, AIt, std::int64_t a_count, BIt, std::int64_t,
+                                   std::int64_t, std::int64_t, Comp, std::int64_t*, std::int64_t& x0,
+                                   std::int64_t& x1) {
+  x0 = p ? p[tile] : 0;
+  x1 = p ? p[tile + 1] : a_count;
+}
+template <int NT, bounds B, typename AIt, typename BIt, typename Comp>
+MGPU_DEVICE void merge_tile_bounds(search_bounds_t, int tid, int, AIt a, std::int64_t a_count, BIt b,
+                                   std::int64_t b_count, std::int64_t diag0, std::int64_t diag1, Comp comp,
+                                   std::int64_t* shared, std::int64_t& x0, std::int64_t& x1) {
+  cta_merge_path_pair<NT, B>(tid, a, a_count, b, b_count, diag0, diag1, comp, shared, x0, x1);
 }
 
 // Runs `count` independent searches: make_search(i) returns search i (a detail::search_range

@@ -150,4 +150,28 @@ MGPU_DEVICE void group_search(Search& s, int lanes) {
 }
 }  // namespace detail
 
+// merge_path at a CTA's two diagonals (its outputs [diag0, diag1) of one merge, say), found by
+// the CTA itself instead of a partition pass: two groups of lanes (32 each from the first two
+// warps; 16 each in one warp when NT is 32) run the two searches at once by group_search, and
+// every thread receives both answers through `shared`. A search of n positions costs the CTA
+// about log_32(n) dependent loads before its real work starts, where a partition pass costs a
+// launch and the wait for its end: cheaper while the grid's CTAs run in one or two waves, dearer
+// beyond (search_in_ctas in algorithms/partition.hpp). Call with every thread of the CTA; it syncs
+// the CTA. `shared` must not be written again before the CTA's next barrier.
+template <int NT, bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
+MGPU_DEVICE void cta_merge_path_pair(int tid, AIt a, Int a_count, BIt b, Int b_count, Int diag0, Int diag1, Comp comp,
+                                     Int* shared, Int& x0, Int& x1) {
+  static_assert(NT % warp_size == 0, "CTAs of whole warps");
+  constexpr int lanes = NT >= 2 * warp_size ? warp_size : warp_size / 2;
+  if (tid < 2 * lanes) {
+    const int which = tid / lanes;
+    detail::merge_path_search<B, AIt, BIt, Int, Comp> search(a, a_count, b, b_count, which ? diag1 : diag0, comp);
+    detail::group_search(search, lanes);
+    if (tid % lanes == 0) shared[which] = search.begin;
+  }
+  __syncthreads();
+  x0 = shared[0];
+  x1 = shared[1];
+}
+
 }  // namespace mgpu
