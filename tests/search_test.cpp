@@ -45,7 +45,8 @@ std::vector<R> expected_output(const std::vector<std::int64_t>& bounds_, const s
 }
 
 // One sorted_search call against the references, with match counts where a side has matches.
-template <bounds B, search_output KA, search_output KB, typename R = int, typename K, typename Comp>
+template <bounds B, search_output KA, search_output KB, typename R = int, typename params = void, typename K,
+          typename Comp>
 void check_search(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K>& b, Comp comp,
                   const std::string& what) {
   SCOPED_TRACE(what + ": a_count=" + std::to_string(a.size()) + " b_count=" + std::to_string(b.size()) +
@@ -61,8 +62,9 @@ void check_search(mgpu::context& ctx, const std::vector<K>& a, const std::vector
   constexpr bool a_counts = KA == search_output::match || KA == search_output::index_match;
   constexpr bool b_counts = KB == search_output::match || KB == search_output::index_match;
   mgpu::buffer<std::int64_t> counts = poisoned<std::int64_t>(2, ctx);
-  mgpu::sorted_search<B, KA, KB>(da.data(), n, db.data(), m, a_out.data(), b_out.data(),
-                                 a_counts ? counts.data() : nullptr, b_counts ? counts.data() + 1 : nullptr, comp, ctx);
+  mgpu::sorted_search<B, KA, KB, params>(da.data(), n, db.data(), m, a_out.data(), b_out.data(),
+                                         a_counts ? counts.data() : nullptr, b_counts ? counts.data() + 1 : nullptr,
+                                         comp, ctx);
   EXPECT_TRUE(same(expected_output<KA, R>(a_bound, a_match, a.size()), a_out.to_host())) << "a's output";
   EXPECT_TRUE(same(expected_output<KB, R>(b_bound, b_match, b.size()), b_out.to_host())) << "b's output";
   std::vector<std::int64_t> got_counts = counts.to_host();
@@ -264,20 +266,21 @@ std::vector<int> random_counts(std::int64_t segments, int max_size, bool zeros, 
   return counts;
 }
 
+template <typename params = void>
 void check_lbs(mgpu::context& ctx, std::int64_t count, const std::vector<int>& heads, const std::string& what) {
   SCOPED_TRACE(what + ": count=" + std::to_string(count) + " segments=" + std::to_string(heads.size()));
   std::int64_t num = std::int64_t(heads.size());
   std::vector<std::int64_t> expected = mgpu_ref::segments_of(count, heads);
   mgpu::buffer<int> dh(heads, ctx);
   mgpu::buffer<int> segments = poisoned<int>(count, ctx);
-  mgpu::load_balance_search(count, mgpu::segments_by_heads(dh.data(), num), segments.data(), ctx);
+  mgpu::load_balance_search<params>(count, mgpu::segments_by_heads(dh.data(), num), segments.data(), ctx);
   EXPECT_TRUE(same(std::vector<int>(expected.begin(), expected.end()), segments.to_host())) << "load_balance_search";
 
   // transform_lbs: (segment, rank) per item in a segment; the others keep their poison.
   mgpu::buffer<std::int64_t> seg = poisoned<std::int64_t>(count, ctx), rank = poisoned<std::int64_t>(count, ctx);
   std::int64_t* s = seg.data();
   std::int64_t* r = rank.data();
-  mgpu::transform_lbs(
+  mgpu::transform_lbs<params>(
       [=] MGPU_LAMBDA(std::int64_t i, std::int64_t segment, std::int64_t k) {
         s[i] = segment;
         r[i] = k;
@@ -295,9 +298,9 @@ void check_lbs(mgpu::context& ctx, std::int64_t count, const std::vector<int>& h
   // With cached values: the segment's value, here 7 * segment + 1.
   mgpu::buffer<std::int64_t> cached = poisoned<std::int64_t>(count, ctx);
   std::int64_t* c = cached.data();
-  mgpu::transform_lbs([=] MGPU_LAMBDA(std::int64_t i, std::int64_t, std::int64_t, std::int64_t value) { c[i] = value; },
-                      count, mgpu::segments_by_heads(dh.data(), num), mgpu::make_step_iterator<std::int64_t>(1, 7),
-                      ctx);
+  mgpu::transform_lbs<params>(
+      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t, std::int64_t, std::int64_t value) { c[i] = value; }, count,
+      mgpu::segments_by_heads(dh.data(), num), mgpu::make_step_iterator<std::int64_t>(1, 7), ctx);
   std::vector<std::int64_t> expected_cached;
   for (std::int64_t g : expected) expected_cached.push_back(g < 0 ? poison<std::int64_t>() : 7 * g + 1);
   EXPECT_TRUE(same(expected_cached, cached.to_host())) << "transform_lbs with values";
@@ -553,6 +556,35 @@ MGPU_TEST(Search, OneTileIsOneLaunch) {
     EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search(n, segments, o, c); }), one_launch);
     EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::interval_expand(pa, n, segments, o, c); }), one_launch);
   }
-  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search(lbs_nv, segments, o, c); }),
+  // A few tiles (one or two waves of CTAs): each CTA searches its own bounds, still one launch.
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search(lbs_nv, segments, o, c); }), one_launch);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) {
+              mgpu::sorted_search<bounds::lower, search_output::index, search_output::index>(pa, n_max, pb, n_max, o,
+                                                                                             ob, mgpu::less<>(), c);
+            }),
+            one_launch);
+}
+
+// Grids of more than two waves of CTAs search their tiles' bounds in a partition pass first (the
+// tests above, with fewer tiles, let each CTA search its own): tiles of 32 steps, about 20,000 of
+// them, more than two waves on the simulator (2 x 132 SMs x 64 CTAs) and on a GPU of up to 260
+// SMs (32 CTAs an SM).
+MGPU_TEST(Search, ManyWavesUseAPartitionPass) {
+  using small = mgpu::launch_params<32, 1>;
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto lt = mgpu::less<>();
+  std::vector<int> a = sorted_random_keys<int>(400003, 100000, rng, lt),
+                   b = sorted_random_keys<int>(300001, 100000, rng, lt);
+  check_search<bounds::lower, search_output::index_match, search_output::index_match, int, small>(ctx, a, b, lt,
+                                                                                                  "many waves");
+  check_search<bounds::upper, search_output::index, search_output::match, int, small>(ctx, a, b, lt, "many waves");
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of(random_counts(150000, 16, true, rng), total);
+  check_lbs<small>(ctx, total, heads, "many waves");
+  mgpu::buffer<int> dh(heads, ctx), out(total, ctx);
+  auto segments = mgpu::segments_by_heads(dh.data(), std::int64_t(heads.size()));
+  int* o = out.data();
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search<small>(total, segments, o, c); }),
             (enqueued{2, 0, 0, 1}));
 }

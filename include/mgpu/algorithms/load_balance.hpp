@@ -76,12 +76,19 @@ struct lbs_tile_storage {
   V values[N];
 };
 
+// Where a load-balancing kernel's tiles find their ranges: `whole`, the only tile of an input
+// of at most NV steps, takes everything; `partitioned` tiles read a partition pass's entries;
+// `searched` tiles search their own bounds (cta_merge_path_pair), for grids of one or two waves.
+// A kernel apiece: the test of a null pointer in a shared kernel cost interval_expand 4 registers
+// and up to 19% at 2^26 on an H100.
+enum class lbs_bounds { whole, partitioned, searched };
+
 // A CTA that labels its tile and calls f for every item in it: f(index, segment, rank), plus the
 // segment's value when there are values to cache. Items before the first head have segment -1
-// and are passed too; the public functions decide what to do with them. SINGLE: the input is one
-// tile, which takes everything without partitions (a separate kernel: the test of a null pointer
-// in the general one cost interval_expand 4 registers and up to 19% at 2^26 on an H100).
-template <bool SINGLE, typename P, typename F, typename HeadIt, typename ValuesIt>
+// and are passed too; the public functions decide what to do with them. `p`: the partitions, for
+// lbs_bounds::partitioned only. A `searched` grid of more than two waves runs a partition pass and
+// the `partitioned` kernel instead.
+template <lbs_bounds Bounds, typename P, typename F, typename HeadIt, typename ValuesIt>
 void load_balance_launch(const char* fn, F f, std::int64_t count, HeadIt heads, std::int64_t num_heads, ValuesIt values,
                          const std::int64_t* p, context& ctx) {
   constexpr bool cached = !std::is_same<ValuesIt, empty_t>::value;
@@ -92,13 +99,29 @@ void load_balance_launch(const char* fn, F f, std::int64_t count, HeadIt heads, 
   static_assert(sizeof(storage_t) <= 48 * 1024,
                 "mgpu: the segment values to cache take too much shared memory at this tile size: cache a smaller "
                 "type, or pass smaller launch_params (fewer values per thread) as the first template argument");
+  const int tiles = num_tiles<P>(count + num_heads, fn);
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
     __shared__ shared_storage<storage_t> storage;
+    __shared__ std::int64_t splits[2];
     storage_t& s = storage.get();
     F call = f;  // (captured outside `if constexpr`, as nvcc requires)
     ValuesIt segment_values = values;
-    const lbs_range r = SINGLE ? lbs_range::whole(count, num_heads) : lbs_range::of_tile(tile, NV, count, num_heads, p);
-    typename lbs::tile_t t = lbs::run(tid, r, heads, s.lbs);
+    const HeadIt tile_heads = heads;
+    const std::int64_t* partitions = p;
+    const std::int64_t total = count + num_heads;
+    lbs_range r;
+    if constexpr (Bounds == lbs_bounds::whole) {
+      r = lbs_range::whole(count, num_heads);
+    } else if constexpr (Bounds == lbs_bounds::partitioned) {
+      r = lbs_range::of_tile(tile, P::nv, count, num_heads, partitions);
+    } else {
+      const std::int64_t first = std::int64_t(tile) * P::nv, last = first + P::nv < total ? first + P::nv : total;
+      std::int64_t x0, x1;
+      cta_merge_path_pair<P::nt, bounds::upper>(tid, counting_iterator<std::int64_t>(0), count, tile_heads, num_heads,
+                                                first, last, less<>(), splits, x0, x1);
+      r = lbs_range::of_splits(tile, P::nv, count, num_heads, x0, x1);
+    }
+    typename lbs::tile_t t = lbs::run(tid, r, tile_heads, s.lbs);
     if constexpr (!std::is_same<ValuesIt, empty_t>::value) {  // (not `cached`: nvcc would capture it)
       // Local segment 0 is the one before the tile's first head (if any); then one per head.
       if (tid == 0 && t.segment_begin >= 0) s.values[0] = segment_values[t.segment_begin];
@@ -115,21 +138,26 @@ void load_balance_launch(const char* fn, F f, std::int64_t count, HeadIt heads, 
       }
     }
   };
-  cta_launch<P>(kernel, num_tiles<P>(count + num_heads, fn), ctx);
+  if constexpr (Bounds == lbs_bounds::searched) {
+    if (!search_in_ctas<P, decltype(kernel)>(tiles, ctx)) {
+      buffer<std::int64_t> partitions = load_balance_partitions(count, heads, num_heads, P::nv, ctx);
+      load_balance_launch<lbs_bounds::partitioned, P>(fn, f, count, heads, num_heads, values, partitions.data(), ctx);
+      return;
+    }
+  }
+  cta_launch<P>(kernel, tiles, ctx);
 }
 
-// load_balance_launch over items [0, count): one launch for an input of one tile, else the
-// partition pass and the launch. No argument checks.
+// load_balance_launch over items [0, count): one launch for an input of one tile or of one or two
+// waves of tiles, else the partition pass and the launch. No argument checks.
 template <typename P, typename F, typename HeadIt, typename ValuesIt>
 void load_balance_tiles(const char* fn, F f, std::int64_t count, HeadIt heads, std::int64_t num_heads, ValuesIt values,
                         context& ctx) {
   if (count == 0) return;
-  if (count + num_heads <= P::nv) {
-    load_balance_launch<true, P>(fn, f, count, heads, num_heads, values, nullptr, ctx);
-    return;
-  }
-  buffer<std::int64_t> partitions = load_balance_partitions(count, heads, num_heads, P::nv, ctx);
-  load_balance_launch<false, P>(fn, f, count, heads, num_heads, values, partitions.data(), ctx);
+  if (count + num_heads <= P::nv)
+    load_balance_launch<lbs_bounds::whole, P>(fn, f, count, heads, num_heads, values, nullptr, ctx);
+  else
+    load_balance_launch<lbs_bounds::searched, P>(fn, f, count, heads, num_heads, values, nullptr, ctx);
 }
 
 // Calls f for the items in a segment only.

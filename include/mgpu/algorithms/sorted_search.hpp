@@ -138,46 +138,27 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
                 "mgpu::sorted_search: a tile of these keys and outputs takes too much shared memory: pass smaller "
                 "launch_params (fewer values per thread) as the tuning template argument");
 
-  // Temporaries first (a failed allocation writes nothing), then the counts start at zero.
   const bool needle_by_needle = B_OUT == search_output::none && binary_search_pays(a_count, b_count);
-  // (A single tile searches all of both inputs: no partition pass.)
-  buffer<std::int64_t> partitions = needle_by_needle || total <= NV
-                                        ? buffer<std::int64_t>()
-                                        : merge_path_partitions<B>(a, a_count, b, b_count, NV, comp, ctx);
-  if (a_match_count) zero_bytes(a_match_count, sizeof(std::int64_t), ctx);
-  if (b_match_count) zero_bytes(b_match_count, sizeof(std::int64_t), ctx);
-  if (total == 0) return;
-
-  if (needle_by_needle) {
-    if constexpr (B_OUT == search_output::none) {
-      unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
-      transform(
-          [=] MGPU_LAMBDA(std::int64_t i) {
-            bool match;
-            std::int64_t bound = search_one<B>(b, b_count, K(a[i]), comp, match);
-            AOut a_dst = a_out;  // (captured outside `if constexpr`, as nvcc requires)
-            if constexpr (A_OUT != search_output::none) a_dst[i] = search_value<A_OUT, RA>(bound, match);
-            if (a_matches && match) atomicAdd(a_matches, 1ull);
-          },
-          a_count, ctx);
-    }
-    return;
-  }
-
   // Which neighbours the match flags compare with (see the file comment): with bounds::lower an a
   // matches b[bound] (past its range's end) and a b matches a[bound - 1] (before its range's start).
   constexpr bool neighbours = writes_match(A_OUT) || writes_match(B_OUT);
-  const std::int64_t* p = partitions.data();
   unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
   unsigned long long* b_matches = reinterpret_cast<unsigned long long*>(b_match_count);
-  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+  // The tile's ranges come from a partition pass, or, for a grid of one wave, from the CTA's own
+  // searches (merge_tile_bounds); a single tile takes everything. (A needle-by-needle search has
+  // no tiles: its haystack may be longer than any grid of tiles could cover.)
+  const int tiles = needle_by_needle ? 0 : num_tiles<P>(total, fn);
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile, auto bounds_from) {
     __shared__ shared_storage<sorted_search_storage<NV, K, R>> storage;
+    __shared__ std::int64_t splits[2];
     __shared__ typename cta_reduce<NT, unsigned long long>::storage_t reduce_storage;
     sorted_search_storage<NV, K, R>& s = storage.get();
     // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
     // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
     std::int64_t first = std::int64_t(tile) * NV, last = first + NV < total ? first + NV : total;
-    std::int64_t a0 = p ? p[tile] : 0, a1 = p ? p[tile + 1] : a_count, b0 = first - a0, b1 = last - a1;
+    std::int64_t a0, a1;
+    merge_tile_bounds<NT, B>(bounds_from, tid, tile, a, a_count, b, b_count, first, last, comp, splits, a0, a1);
+    const std::int64_t b0 = first - a0, b1 = last - a1;
     std::int64_t a_lo = neighbours && a0 > 0 ? a0 - 1 : a0, a_hi = neighbours && a1 < a_count ? a1 + 1 : a1;
     std::int64_t b_lo = neighbours && b0 > 0 ? b0 - 1 : b0, b_hi = neighbours && b1 < b_count ? b1 + 1 : b1;
     int a_len = int(a_hi - a_lo), b_len = int(b_hi - b_lo);
@@ -241,7 +222,38 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
       }
     }
   };
-  cta_launch<P>(kernel, num_tiles<P>(total, fn), ctx);
+  // Within one wave, the searches of all tiles overlap. In two (2^22 int32 keys, 1.2 waves on an
+  // H100) the CTAs that start late each wait out their own, and the call ran 1.07x slower than
+  // with the partition pass, where merge and the load-balancing functions still gain.
+  const bool searched =
+      !needle_by_needle && tiles > 1 && search_in_ctas<P, decltype(kernel), search_bounds_t>(tiles, ctx, 1);
+  // Temporaries first (a failed allocation writes nothing), then the counts start at zero.
+  buffer<std::int64_t> partitions = needle_by_needle || searched || tiles <= 1
+                                        ? buffer<std::int64_t>()
+                                        : merge_path_partitions<B>(a, a_count, b, b_count, NV, comp, ctx);
+  if (a_match_count) zero_bytes(a_match_count, sizeof(std::int64_t), ctx);
+  if (b_match_count) zero_bytes(b_match_count, sizeof(std::int64_t), ctx);
+  if (total == 0) return;
+
+  if (needle_by_needle) {
+    if constexpr (B_OUT == search_output::none) {
+      unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
+      transform(
+          [=] MGPU_LAMBDA(std::int64_t i) {
+            bool match;
+            std::int64_t bound = search_one<B>(b, b_count, K(a[i]), comp, match);
+            AOut a_dst = a_out;  // (captured outside `if constexpr`, as nvcc requires)
+            if constexpr (A_OUT != search_output::none) a_dst[i] = search_value<A_OUT, RA>(bound, match);
+            if (a_matches && match) atomicAdd(a_matches, 1ull);
+          },
+          a_count, ctx);
+    }
+    return;
+  }
+  if (searched)
+    cta_launch<P>(kernel, tiles, ctx, search_bounds_t());
+  else
+    cta_launch<P>(kernel, tiles, ctx, static_cast<const std::int64_t*>(partitions.data()));
 }
 
 // counts[i] = op(lower_bounds[i], upper_bound): stores an upper-bound search's output for a[i].

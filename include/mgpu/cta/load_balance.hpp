@@ -29,19 +29,26 @@ namespace mgpu {
 struct lbs_range {
   std::int64_t item_begin, item_end, head_begin, head_end;
 
-  // Tile `tile` (of NV merge steps) from its partitions: p[tile], p[tile + 1] items precede its start
-  // and end.
   MGPU_HOST_DEVICE static std::int64_t clamp(std::int64_t x, std::int64_t lo, std::int64_t hi) {
     return x < lo ? lo : x > hi ? hi : x;
   }
 
+  // Tile `tile` (of NV merge steps) from its partitions: p[tile], p[tile + 1] items precede its start
+  // and end.
   MGPU_HOST_DEVICE static lbs_range of_tile(int tile, int nv, std::int64_t count, std::int64_t num_heads,
                                             const std::int64_t* p) {
+    return of_splits(tile, nv, count, num_heads, p[tile], p[tile + 1]);
+  }
+
+  // The same from the two entries themselves (p[tile] and p[tile + 1]), found by the tile's own
+  // CTA, say (cta_merge_path_pair with bounds::upper, items as a and heads as b).
+  MGPU_HOST_DEVICE static lbs_range of_splits(int tile, int nv, std::int64_t count, std::int64_t num_heads,
+                                              std::int64_t items_before, std::int64_t items_before_end) {
     std::int64_t first = std::int64_t(tile) * nv, total = count + num_heads;
     std::int64_t last = first + nv < total ? first + nv : total;
     lbs_range r;
-    r.item_begin = clamp(p[tile], 0, count);
-    r.item_end = clamp(p[tile + 1], r.item_begin, count);
+    r.item_begin = clamp(items_before, 0, count);
+    r.item_end = clamp(items_before_end, r.item_begin, count);
     r.head_begin = clamp(first - r.item_begin, 0, num_heads);
     std::int64_t room = (last - first) - (r.item_end - r.item_begin);
     r.head_end = clamp(last - r.item_end, r.head_begin, r.head_begin + (room > 0 ? room : 0));
