@@ -184,7 +184,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
       bool take_a = bi >= b_end || (ai < a_end && (B == bounds::lower ? !comp(b_key, a_key) : comp(a_key, b_key)));
       if (take_a) {
         // a's bound is the b position reached; its neighbour there was loaded if it exists.
-        std::int64_t bound = b0 + (bi - b_begin);
+        [[maybe_unused]] std::int64_t bound = b0 + (bi - b_begin);  // (unused when a has no output)
         bool match = false;
         if constexpr (writes_match(A_OUT))
           match =
@@ -193,7 +193,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
         matched += match;
         a_key = s.keys[++ai];
       } else {
-        std::int64_t bound = a0 + (ai - a_begin);
+        [[maybe_unused]] std::int64_t bound = a0 + (ai - a_begin);  // (unused when b has no output)
         bool match = false;
         if constexpr (writes_match(B_OUT))
           match =
@@ -205,8 +205,10 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
       }
     }
     __syncthreads();
-    AOut a_dst = a_out;  // (captured outside `if constexpr`, as nvcc requires)
-    BOut b_dst = b_out;
+    // (Captured outside `if constexpr`, as nvcc requires; one of them is unused when a side has no
+    // output, which nvcc reports in this generic lambda.)
+    [[maybe_unused]] AOut a_dst = a_out;
+    [[maybe_unused]] BOut b_dst = b_out;
     for (int j = tid; j < tile_total; j += NT) {
       if (j < a_n) {
         if constexpr (A_OUT != search_output::none) a_dst[a0 + j] = RA(s.results[j]);
