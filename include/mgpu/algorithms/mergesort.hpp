@@ -4,9 +4,9 @@
 // registers and shared memory (cta_sort); then log2(tiles) passes each merge pairs of sorted runs
 // of doubling length. A pass first finds, by Merge Path, where every output tile starts in its
 // pair of runs (a partition pass, or each tile's CTA where the grid is one or two waves), then
-// runs merge_tile (merge.hpp) on each tile. Keys and values ping-pong between
-// the caller's arrays and one temporary copy; the pass count decides where the first stage
-// writes so that the last pass lands in the caller's arrays.
+// runs merge_tile (merge.hpp) on each tile. Keys and values ping-pong between the caller's arrays
+// and one temporary copy; the pass count decides where the first stage writes so that the last
+// pass lands in the caller's arrays.
 #pragma once
 
 #include "../core/buffer.hpp"

@@ -57,7 +57,7 @@ struct search_bounds_t {};
 // Where a merge-like tile's outputs [diag0, diag1) start and end on the a side (x0, x1): from the
 // tile's partition entries p[tile], p[tile + 1], or, with p null (an input of one tile), 0 and
 // a_count; or, given search_bounds_t, from the CTA's own Merge Path searches (cta_merge_path_pair,
-// all threads calling; `shared` holds two Ints).
+// all threads calling; `shared` holds two std::int64_t).
 template <int NT, bounds B, typename AIt, typename BIt, typename Comp>
 MGPU_DEVICE void merge_tile_bounds(const std::int64_t* p, int, int tile, AIt, std::int64_t a_count, BIt, std::int64_t,
                                    std::int64_t, std::int64_t, Comp, std::int64_t*, std::int64_t& x0,
