@@ -191,6 +191,34 @@ MGPU_TEST(SegmentedSort, UserStructWithLambda) {
   check_segmented_sort(ctx, keys, random_heads(30011, 3000, rng), by_key);
 }
 
+// Inputs of a few tiles whose segments average at most 32 keys: a CTA per 8 segments, a warp
+// each, and the blocksort's code for the longer ones, in pieces of at most a tile of whole
+// segments; one segment longer than a tile sends the whole input to the blocksort and the levels.
+MGPU_TEST(SegmentedSort, ShortSegmentsOverSeveralTiles) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const int nv = mgpu::segmented_sort_params<int>::nv;
+  const std::int64_t n = 4 * std::int64_t(nv) + 77;
+  std::vector<int> keys = random_keys<int>(n, 500, rng);
+  // Runs of `long_count` segments of `length`, then 400 segments of one: a group of 8 long ones
+  // spans more than a tile, and is sorted in pieces.
+  auto long_runs = [&](int long_count, int length) {
+    std::vector<int> heads;
+    for (std::int64_t h = 0; h < n;) {
+      for (int i = 0; i < long_count && h < n; ++i, h += length) heads.push_back(int(h));
+      for (int i = 0; i < 400 && h < n; ++i, ++h) heads.push_back(int(h));
+    }
+    return heads;
+  };
+  check_segmented_sort(ctx, keys, long_runs(8, 700), mgpu::less<int>());
+  check_segmented_sort(ctx, keys, long_runs(3, nv / 2 + 1), mgpu::greater<int>());  // pieces of one segment
+  check_segmented_sort(ctx, keys, long_runs(1, nv), mgpu::less<int>());             // as long as a tile
+  check_segmented_sort(ctx, keys, long_runs(1, nv + 1), mgpu::less<int>());         // longer: the levels
+  check_segmented_sort(ctx, keys, random_heads(n, 60, rng), mgpu::less<int>());
+  std::vector<int> few_values = random_keys<int>(n, 4, rng);  // ties: stability
+  check_segmented_sort(ctx, few_values, random_heads(n, 34, rng), mgpu::less<int>());
+}
+
 // Checked mode validates the heads (sorted, in [0, count]) before anything is written.
 MGPU_TEST(SegmentedSort, CheckedModeRejectsBadHeads) {
   mgpu::context ctx;
@@ -223,19 +251,24 @@ MGPU_TEST(SegmentedSort, UncheckedBadHeadsStayInBounds) {
   MGPU_SEEDED_RNG(rng);
   using small = mgpu::launch_params<32, 3>;
   const std::int64_t guard = 1024;
-  for (int trial = 0; trial < 6; ++trial) {
-    const std::int64_t n = trial < 4 ? 5000 : 90;  // many tiles; one tile (a warp a segment)
+  for (int trial = 0; trial < 8; ++trial) {
+    // Many tiles of 96; one tile (a warp a segment); a few tiles of the default shape (a warp a
+    // segment, with pieces of the blocksort).
+    const std::int64_t n = trial < 4 ? 5000 : trial < 6 ? 90 : 3 * mgpu::segmented_sort_params<int>::nv;
     std::vector<int> bad(trial % 2 ? 40 : 400);
-    for (int& h : bad) h = int(rng() % (2 * n)) - int(n / 2);         // unsorted, repeated, out of range
-    if (trial >= 2 && trial != 4) std::sort(bad.begin(), bad.end());  // sorted, but out of range
+    if (trial >= 6) bad.resize(trial == 6 ? 400 : 2000);
+    for (int& h : bad) h = int(rng() % (2 * n)) - int(n / 2);                       // unsorted, repeated, out of range
+    if (trial >= 2 && trial != 4 && trial != 6) std::sort(bad.begin(), bad.end());  // sorted, but out of range
     mgpu::buffer<int> heads(bad, ctx);
     std::vector<int> host(n + 2 * guard, poison<int>());
     std::vector<int> inner = random_keys<int>(n, 100, rng);
     std::copy(inner.begin(), inner.end(), host.begin() + guard);
     mgpu::buffer<int> keys(host, ctx), values = poisoned<int>(n + 2 * guard, ctx);
-    mgpu::segmented_sort<small>(keys.data() + guard, values.data() + guard, n,
-                                mgpu::segments_by_heads(heads.data(), std::int64_t(bad.size())), mgpu::less<int>(),
-                                ctx);
+    auto segments = mgpu::segments_by_heads(heads.data(), std::int64_t(bad.size()));
+    if (trial < 6)
+      mgpu::segmented_sort<small>(keys.data() + guard, values.data() + guard, n, segments, mgpu::less<int>(), ctx);
+    else
+      mgpu::segmented_sort(keys.data() + guard, values.data() + guard, n, segments, mgpu::less<int>(), ctx);
     for (const mgpu::buffer<int>* b : {&keys, &values}) {
       std::vector<int> got = b->to_host();
       EXPECT_TRUE(std::all_of(got.begin(), got.begin() + guard, [](int v) { return v == poison<int>(); }));
@@ -421,19 +454,22 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
 // Issue 20: the merge levels take one launch however many there are: sorts of 5 and of 40 tiles
 // (3 and 6 levels) enqueue the same work, for short segments (no level has any) and for one
 // segment (every level merges). By heads: the tiles' ends (which find the tiles' heads and zero
-// the counters), the blocksort and the levels.
+// the counters), the blocksort (or a warp a segment, for segments of 8) and the levels.
 MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
   mgpu::context ctx;
   const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
   const std::int64_t most = 40 * nv;
   mgpu::buffer<int> keys(most, ctx);
   keys.fill(1);
-  mgpu::buffer<int> short_heads(fixed_heads(most, 100), ctx), one_head(std::vector<int>{0}, ctx);
+  mgpu::buffer<int> short_heads(fixed_heads(most, 100), ctx), one_head(std::vector<int>{0}, ctx),
+      warp_heads(fixed_heads(most, 8), ctx);
   int* k = keys.data();
-  for (const mgpu::buffer<int>* heads : {&short_heads, &one_head}) {
+  for (const mgpu::buffer<int>* heads : {&short_heads, &one_head, &warp_heads}) {
     auto call = [&](std::int64_t n) {
-      // The heads in [0, n): segments of 100 from 0, or the one head.
-      auto segments = mgpu::segments_by_heads(heads->data(), heads->size() == 1 ? 1 : (n + 99) / 100);
+      // The heads in [0, n): segments of 100 or 8 from 0 (a warp a segment in place of the
+      // blocksort), or the one head.
+      const std::int64_t length = heads == &short_heads ? 100 : 8;
+      auto segments = mgpu::segments_by_heads(heads->data(), heads->size() == 1 ? 1 : (n + length - 1) / length);
       return count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, segments, mgpu::less<>(), c); });
     };
     enqueued few = call(5 * nv), many = call(most);

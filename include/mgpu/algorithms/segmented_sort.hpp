@@ -22,9 +22,12 @@
 //    a level (it continues beyond the pair) is copied. Nothing is copied back at the end.
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
 // blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
-// blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment); by
-// heads, if its segments average at most 32 keys, a warp sorts each segment of up to 32 in
-// registers instead (warp_sort), and only a CTA holding a longer one runs the blocksort's code.
+// blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
+// By heads, an input of one tile or of at most NT tiles whose segments average at most 32 keys
+// takes a CTA per 8 segments in place of the blocksort: a warp sorts each segment of up to 32 keys
+// in registers (warp_sort), and only a CTA holding a longer one runs the blocksort's code on it;
+// if some segment is longer than a tile (which needs the levels), that kernel's CTAs run the
+// blocksort of the tiles instead.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -44,6 +47,7 @@
 #include "scan.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -64,6 +68,10 @@ struct segment_span {
 // The segments that hold a tile's first and last positions.
 struct segment_ends {
   segment_span first, last;
+};
+// Indices [begin, end) into a list of heads: the heads a sorted range may hold.
+struct head_range {
+  std::int64_t begin, end;
 };
 
 // Device views that answer "which segment holds position p" and mark a tile's heads.
@@ -102,14 +110,17 @@ struct head_index {
     end = end > count ? count : end <= position ? position + 1 : end;
     return segment_span{begin, end};
   }
-  // Sets head_at[p - t0] for every head p in tile `tile` (starting at t0). Returns whether this
-  // thread marked a head past the tile's first position.
+  // The heads of tile `tile`.
+  MGPU_DEVICE head_range heads_of_tile(int tile) const {
+    return tile_heads ? head_range{tile_heads[tile], tile_heads[tile + 1]} : head_range{0, num_heads};
+  }
+  // Sets head_at[p - t0] for every head p of `range` in [t0, t0 + valid). Returns whether this
+  // thread marked a head past t0.
   template <int NT>
-  MGPU_DEVICE bool mark_heads(int tid, int tile, std::int64_t t0, int valid, int* head_at) const {
+  MGPU_DEVICE bool mark_heads(int tid, head_range range, std::int64_t t0, int valid, int* head_at) const {
     // (The range check keeps unsorted heads, undefined in unchecked mode, inside the tile.)
-    const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
     bool inside = false;
-    for (std::int64_t h = (tile_heads ? tile_heads[tile] : 0) + tid; h < end; h += NT) {
+    for (std::int64_t h = range.begin + tid; h < range.end; h += NT) {
       std::int64_t p = std::int64_t(heads[h]) - t0;
       if (0 <= p && p < valid) head_at[p] = 1;
       inside |= 0 < p && p < valid;
@@ -141,8 +152,9 @@ struct flag_index {
   MGPU_DEVICE segment_ends tile_ends(int, int, std::int64_t t0, std::int64_t t1) const {
     return segment_ends{around(t0), around(t1 - 1)};
   }
+  MGPU_DEVICE head_range heads_of_tile(int) const { return head_range{0, 0}; }  // (the flags say)
   template <int NT>
-  MGPU_DEVICE bool mark_heads(int tid, int, std::int64_t t0, int valid, int* head_at) const {
+  MGPU_DEVICE bool mark_heads(int tid, head_range, std::int64_t t0, int valid, int* head_at) const {
     bool inside = false;
     for (int j = tid; j < valid; j += NT) {
       head_at[j] = int(flags[(t0 + j) / 32] >> ((t0 + j) % 32) & 1);
@@ -297,16 +309,24 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
   return lt;
 }
 
-// A single tile described by heads, its segments [h(s - 1), h(s)) numbered s = 0 .. num_heads
-// (h(-1) = 0, h(num_heads) = count): CTAs of NT / 32 warps take NT / 32 consecutive segments, a
-// warp each. A warp sorts a segment of at most 32 keys in registers (warp_sort) and writes it back
-// in place; a CTA with a longer segment among its own sorts their whole range, which begins and
-// ends on segment boundaries and is at most the tile, with `blocksort_range`. One launch; shared
-// memory is touched only where a segment is long.
-template <typename P, typename K, typename ValuesIn, typename V, typename HeadIt, typename BlocksortRange,
+// Segments by heads that average at most a warp's width, in one tile or a few: their segments
+// [h(s - 1), h(s)) numbered s = 0 .. num_heads (h(-1) = 0, h(num_heads) = count), CTAs of NT / 32
+// warps take NT / 32 consecutive segments, a warp each. A warp sorts a segment of at most 32 keys in
+// registers (warp_sort) and writes it back in place; a CTA with a longer segment among its own sorts
+// their whole range with `sort_range`, in pieces of at most NV keys that begin and end on segment
+// boundaries. Shared memory is touched only where a segment is long. With several tiles (`ends`
+// not null), a segment longer than a tile needs the merge levels: then the first segment of some
+// tile is longer than NV (ends[]), every CTA sees it, and CTA t runs tile t's blocksort instead
+// (`sort_range` on the tile) while the others return. One launch, the whole grid busy where the
+// blocksort's few CTAs (a tile each) would each be a long chain of dependent steps. Returns false,
+// launching nothing, where the grid for several tiles would take more than three waves of CTAs:
+// on an H100 (2 CTAs an SM: the blocksort's code takes about 120 registers) 10^5 int keys in
+// segments of 16 (2.96 waves) sorted 1.08x faster than by the blocksort, in segments of 8 (5.9
+// waves) 1.21x slower (bench/results/2026-11-27_h100_segsort_warp_tiles_ab.txt).
+template <typename P, int NV, typename K, typename ValuesIn, typename V, typename HeadIt, typename SortRange,
           typename Comp>
-void sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
-                         BlocksortRange blocksort_range, Comp comp, context& ctx) {
+bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
+                         const tile_segments* ends, int tiles, SortRange sort_range, Comp comp, context& ctx) {
   constexpr int warps = P::nt / warp_size;
   const HeadIt heads = segments.heads;
   const std::int64_t num_heads = segments.num_heads;
@@ -314,20 +334,48 @@ void sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
   auto sort_group = [=] MGPU_LAMBDA(int tid, int cta) {
     ValuesIn group_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     V* group_values = values;
+    bool tiles_path = false;
+    if (ends) {
+      bool long_segment = false;
+      for (int t = tid; t < tiles; t += P::nt) long_segment |= ends[t].first.end - ends[t].first.begin > NV;
+      tiles_path = __syncthreads_or(long_segment);
+      if (tiles_path && cta >= tiles) return;
+    }
     // Where segment s starts: h(s - 1), kept inside [0, count] (unsorted heads, undefined in
     // unchecked mode, must still leave every access inside the arrays).
     auto start = [&](std::int64_t s) {
       std::int64_t h = s <= 0 ? 0 : s > num_heads ? count : std::int64_t(heads[s - 1]);
       return h < 0 ? 0 : h > count ? count : h;
     };
-    for (std::int64_t group = cta; group < groups; group += gridDim.x) {
+    // (One iteration on the tiles' path. sort_range is called from one place only: a second
+    // inlined copy of the blocksort took this kernel from 111 registers to 128 and a spill.)
+    // The group's segment boundaries, start(first + i) for i = 0 .. warps, for the pieces below:
+    // read from shared memory, not as a chain of dependent loads of the heads.
+    __shared__ std::int64_t bounds[warps + 1];
+    for (std::int64_t group = cta; tiles_path || group < groups; group += gridDim.x) {
       const std::int64_t first = group * warps, last = first + warps < num_heads + 1 ? first + warps : num_heads + 1;
       const std::int64_t segment = first + tid / warp_size;
       const std::int64_t begin = start(segment), end = segment < last ? start(segment + 1) : begin;
       const int length = end > begin ? (end - begin < 2 * warp_size ? int(end - begin) : 2 * warp_size) : 0;
-      if (__syncthreads_or(length > warp_size)) {
-        const std::int64_t r0 = start(first), r1 = start(last);
-        if (r1 > r0) blocksort_range(tid, 0, r0, int(r1 - r0));
+      // (Past `last`, start() gives start(last): `last` is then num_heads + 1, and both are count.)
+      if (tid % warp_size == 0) bounds[tid / warp_size] = begin;
+      if (tid == P::nt - 1) bounds[warps] = end;
+      if (tiles_path || __syncthreads_or(length > warp_size)) {
+        // The blocksort's code, on the CTA's tile, or on pieces of consecutive segments, each as
+        // long as fits in NV keys (every thread computes the same ones; a segment longer than NV
+        // comes only from unsorted heads: its piece is cut).
+        for (std::int64_t s = first, e = last; tiles_path || s < last; s = e) {
+          std::int64_t r0 = std::int64_t(cta) * NV, r1 = r0 + NV < count ? r0 + NV : count;
+          head_range range{};
+          if (!tiles_path) {
+            r0 = bounds[s - first];
+            for (e = s + 1; e < last && bounds[e + 1 - first] - r0 <= NV;) ++e;
+            r1 = bounds[e - first];
+            range = head_range{s > 0 ? s - 1 : 0, e < num_heads ? e : num_heads};  // h(s - 1) = r0 .. h(e - 1) = r1
+          }
+          if (r1 > r0) sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV), !tiles_path, range);
+          if (tiles_path) break;
+        }
       } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
         const int lane = tid % warp_size;
         warp_sorted<K> sorted = warp_sort(keys[begin + (lane < length ? lane : 0)], length, comp);
@@ -340,10 +388,14 @@ void sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
         if (lane < length) keys[begin + lane] = sorted.key;
       }
       __syncthreads();
+      if (tiles_path) break;
     }
   };
-  constexpr std::int64_t max_grid = 0x7fffffff;
-  cta_launch<P>(sort_group, int(groups < max_grid ? groups : max_grid), ctx);
+  const std::int64_t grid = groups > tiles ? groups : tiles;
+  if (ends && grid > 3 * std::int64_t(one_wave<P, decltype(sort_group)>(std::numeric_limits<int>::max(), ctx)))
+    return false;
+  cta_launch<P>(sort_group, int(grid), ctx);
+  return true;
 }
 
 template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
@@ -413,28 +465,31 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
-  // Sorts the segments of tile `tile`, the keys [t0, t0 + valid) (a single tile's blocksort may be
-  // given any range of at most NV keys that begins and ends on segment boundaries).
-  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid) {
+  // Sorts the segments of tile `tile`, the keys [t0, t0 + valid); or, `whole`, the segments of a
+  // range of at most NV keys that begins and ends on segment boundaries, whose heads are among
+  // heads[range] (by flags: the flags say), finished in the caller's array (a single tile is such
+  // a range).
+  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid, bool whole, head_range range) {
     __shared__ shared_storage<blocksort_storage> storage;
     blocksort_storage& s = storage.get();
-    // A single tile: as if one empty segment ended at 0, so that the tile marks its heads (and
+    // A whole range: as if one empty segment ended at 0, so that the range marks its heads (and
     // finds out whether it is one segment) and every segment writes the caller's array (level -1
     // is its last).
-    tile_segments e = single ? tile_segments{{0, 0}, {0, 0}, -1, -1} : ends_p[tile];
+    tile_segments e = whole ? tile_segments{{0, 0}, {0, 0}, -1, -1} : ends_p[tile];
     // Each long segment reports its last level once: from the tile that holds its end.
-    if (tid == 0 && !single && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
+    if (tid == 0 && !whole && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
       atomicMax(top_level_p, unsigned(e.first_level + 1));
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     array_t<K, VT> k;
     array_t<V, VT> v;
     // No head inside the tile: it lies in one segment, which the plain blocksort sorts faster. A
-    // single tile finds out from its heads' marks.
+    // whole range finds out from its heads' marks.
     bool one_segment = e.first.end >= t0 + valid;
     if (!one_segment) {
       for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
       __syncthreads();
-      one_segment = !__syncthreads_or(index.template mark_heads<NT>(tid, tile, t0, valid, s.head_at));
+      one_segment = !__syncthreads_or(
+          index.template mark_heads<NT>(tid, whole ? range : index.heads_of_tile(tile), t0, valid, s.head_at));
     }
     if (one_segment) {
       k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
@@ -484,12 +539,12 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     // caller's array, once the tile before has stored its half: tiles wait only on lower-numbered
     // tiles, which are running or done, as in a decoupled look-back.
     __syncthreads();
-    if (tid == 0 && !single) {
+    if (tid == 0 && !whole) {
       thread_fence();
       store_release(stored_p + tile, 1u);
     }
     segment_span c = e.first;
-    if (c.begin < t0 && short_crossing(c, NV)) {
+    if (!whole && c.begin < t0 && short_crossing(c, NV)) {
       if (tid == 0)
         for (unsigned sleep = 32; !load_acquire(stored_p + tile - 1); sleep = sleep < 1024 ? 2 * sleep : sleep)
           backoff(sleep);
@@ -498,20 +553,23 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
                           c.begin, int(c.end - c.begin), comp, s.crossing);
     }
   };
-  if constexpr (is_segment_heads_v<Segments>) {
-    // A single tile whose segments average at most a warp's width: a warp a segment. (Few CTAs:
-    // no register cap. Under the blocksort's, the blocksort's code spilled in this kernel.)
-    if (single && segments.num_heads >= count / warp_size) {
-      sort_short_segments<launch_params<NT, VT>, K>(keys, values_in, values, count, segments, blocksort_range, comp,
-                                                    ctx);
-      return;
-    }
+  // Segments by heads that average at most a warp's width, in one tile or in at most NT tiles (so
+  // that every CTA can read all the tiles' ends): a warp a segment, or the blocksort if a segment
+  // is longer than a tile (sort_short_segments; no register cap: under the blocksort's, the
+  // blocksort's code spilled in this kernel). Past NT tiles the blocksort's own CTAs are many;
+  // past three waves of 8 segments a CTA, the warps' CTAs are too many.
+  bool sorted = false;
+  if constexpr (is_segment_heads_v<Segments>)
+    if (segments.num_heads >= count / warp_size && tiles <= NT)
+      sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(
+          keys, values_in, values, count, segments, single ? nullptr : ends_p, tiles, blocksort_range, comp, ctx);
+  if (!sorted) {
+    auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
+      std::int64_t t0 = std::int64_t(tile) * NV;
+      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV), single, index.heads_of_tile(tile));
+    };
+    cta_launch<blocksort_params>(blocksort, tiles, ctx);
   }
-  auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
-    std::int64_t t0 = std::int64_t(tile) * NV;
-    blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV));
-  };
-  cta_launch<blocksort_params>(blocksort, tiles, ctx);
   if (levels == 0) return;
 
   // ---- 2. merge levels, for long segments ----
