@@ -347,11 +347,11 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
       std::int64_t h = s <= 0 ? 0 : s > num_heads ? count : std::int64_t(heads[s - 1]);
       return h < 0 ? 0 : h > count ? count : h;
     };
-    // (One iteration on the tiles' path. sort_range is called from one place only: a second
-    // inlined copy of the blocksort took this kernel from 111 registers to 128 and a spill.)
     // The group's segment boundaries, start(first + i) for i = 0 .. warps, for the pieces below:
     // read from shared memory, not as a chain of dependent loads of the heads.
     __shared__ std::int64_t bounds[warps + 1];
+    // (One iteration on the tiles' path. sort_range is called from one place only: with a second
+    // inlined copy of the blocksort's code ptxas spilled in this kernel.)
     for (std::int64_t group = cta; tiles_path || group < groups; group += gridDim.x) {
       const std::int64_t first = group * warps, last = first + warps < num_heads + 1 ? first + warps : num_heads + 1;
       const std::int64_t segment = first + tid / warp_size;
@@ -394,7 +394,10 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
   const std::int64_t grid = groups > tiles ? groups : tiles;
   if (ends && grid > 3 * std::int64_t(one_wave<P, decltype(sort_group)>(std::numeric_limits<int>::max(), ctx)))
     return false;
-  cta_launch<P>(sort_group, int(grid), ctx);
+  // (A single tile may hold more than 2^34 segments, almost all empty: its CTAs then take several
+  // groups each.)
+  constexpr std::int64_t max_grid = std::numeric_limits<int>::max();
+  cta_launch<P>(sort_group, int(grid < max_grid ? grid : max_grid), ctx);
   return true;
 }
 
