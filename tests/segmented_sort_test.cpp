@@ -454,7 +454,8 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
 // Issue 20: the merge levels take one launch however many there are: sorts of 5 and of 40 tiles
 // (3 and 6 levels) enqueue the same work, for short segments (no level has any) and for one
 // segment (every level merges). By heads: the tiles' ends (which find the tiles' heads and zero
-// the counters), the blocksort (or a warp a segment, for segments of 8) and the levels.
+// the counters), the blocksort (or a warp a segment: segments of 8 in 5 tiles; in 40 tiles they make
+// more than three waves of those CTAs on an H100, and the blocksort runs) and the levels.
 MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
   mgpu::context ctx;
   const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
