@@ -23,7 +23,7 @@ namespace {
 
 template <typename T>
 class BulkTyped : public ::testing::Test {};
-using value_types = ::testing::Types<std::int32_t, std::int64_t, float, double, pair_value>;
+using value_types = test_types<std::int32_t, pair_value, std::int64_t, float, double>;
 TYPED_TEST_SUITE(BulkTyped, value_types);
 
 // Index type used with value type T: 64-bit indices for 8-byte values, int otherwise, so both

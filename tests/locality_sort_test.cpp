@@ -114,7 +114,7 @@ std::vector<T> as_keys(const std::vector<int>& v) {
 
 template <typename T>
 class LocalitySortTyped : public ::testing::Test {};
-using locality_key_types = ::testing::Types<std::int64_t, std::uint32_t, float>;
+using locality_key_types = test_types<std::uint32_t, std::int64_t, float>;
 TYPED_TEST_SUITE(LocalitySortTyped, locality_key_types);
 
 // Nearly sorted and random keys of each type around tile boundaries and over a few tiles, keys only

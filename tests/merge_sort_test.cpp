@@ -20,7 +20,7 @@ using namespace mgpu_test;
 
 template <typename T>
 class MergeSortTyped : public ::testing::Test {};
-using key_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, float, double>;
+using key_types = test_types<std::int32_t, double, std::int64_t, std::uint32_t, float>;
 TYPED_TEST_SUITE(MergeSortTyped, key_types);
 
 // Merges a and b, sorted by comp (keys, then pairs whose values record where each key came from:

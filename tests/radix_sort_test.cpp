@@ -240,8 +240,8 @@ void check_both_orders(mgpu::context& ctx, const std::vector<K>& keys) {
 
 template <typename T>
 class RadixSortTyped : public ::testing::Test {};
-using radix_key_types = ::testing::Types<std::int8_t, std::uint8_t, std::int16_t, std::int32_t, std::uint32_t,
-                                         std::int64_t, std::uint64_t, float, double>;
+using radix_key_types = test_types<std::int32_t, double, std::int8_t, std::uint8_t, std::int16_t, std::uint32_t,
+                                   std::int64_t, std::uint64_t, float>;
 TYPED_TEST_SUITE(RadixSortTyped, radix_key_types);
 
 MGPU_TYPED_TEST(RadixSortTyped, MatchesStableSortBothOrders) {

@@ -19,7 +19,7 @@ using namespace mgpu_test;
 
 template <typename T>
 class ReduceScanTyped : public ::testing::Test {};
-using arithmetic_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, float, double>;
+using arithmetic_types = test_types<std::int32_t, double, std::int64_t, std::uint32_t, float>;
 TYPED_TEST_SUITE(ReduceScanTyped, arithmetic_types);
 
 // Runs every scan form for one input and compares with the references. Outputs start poisoned.

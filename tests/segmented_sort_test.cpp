@@ -89,7 +89,7 @@ void check_segmented_sort(mgpu::context& ctx, const std::vector<K>& keys, const 
 
 template <typename T>
 class SegmentedSortTyped : public ::testing::Test {};
-using segsort_types = ::testing::Types<std::int32_t, std::int64_t, float, double>;
+using segsort_types = test_types<std::int32_t, double, std::int64_t, float>;
 TYPED_TEST_SUITE(SegmentedSortTyped, segsort_types);
 
 MGPU_TYPED_TEST(SegmentedSortTyped, EveryProfileMatchesPerSegmentStableSort) {

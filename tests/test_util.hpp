@@ -37,6 +37,24 @@
 
 namespace mgpu_test {
 
+// The type list of a typed suite: test_types<A, B, ...>. Each list starts with a 4-byte and an
+// 8-byte type. The AddressSanitizer build (MGPU_TEST_FEW_TYPES) keeps those two: it looks for
+// memory errors, which every code path shows at those widths, and the other types' instances
+// doubled the typed suites' compile time in CI. The other builds take every type.
+#if defined(MGPU_TEST_FEW_TYPES)
+template <typename Four, typename Eight, typename...>
+struct typed_suite_types {
+  using type = ::testing::Types<Four, Eight>;
+};
+#else
+template <typename... All>
+struct typed_suite_types {
+  using type = ::testing::Types<All...>;
+};
+#endif
+template <typename... T>
+using test_types = typename typed_suite_types<T...>::type;
+
 // One seed per test: MGPU_TEST_SEED if set, else a fresh one. Tests put it in a SCOPED_TRACE so
 // every failure prints it; rerun with MGPU_TEST_SEED=<seed> to reproduce.
 inline std::uint64_t seed() {
