@@ -40,8 +40,9 @@ fi
 # Reduced run: quick sizes, no >2^31 tests. racecheck also skips Bulk.UncheckedMisuse*, which
 # feeds deliberately invalid indices: its output is unspecified by contract (only staying in
 # bounds is tested), and the colliding shared-memory writes that misuse causes are real races.
-# It skips RadixSortTyped.* too: those sort with cub::DeviceRadixSort (CCCL's kernels, checked by
-# CCCL) and take about five of racecheck's minutes; RadixSort.* still racechecks our LSD kernels.
+# It skips RadixSortTyped.* too (about five of racecheck's minutes): their sorts run CCCL's
+# kernels (checked by CCCL) or, up to radix_merge_limit keys, mergesort's, which MergeSort*
+# racechecks; RadixSort.* still racechecks our LSD kernels and both sides of the merge limits.
 for tool in memcheck racecheck synccheck; do
   wants "$tool" || continue
   skip='*2To31*'

@@ -495,9 +495,10 @@ std::vector<failure_case> failure_cases() {
                                          a.now<std::int64_t>(1), less<int>());
                    }});
 
-  // ---- radix sort: on CUDA the first two run CUB, the third the portable sort (descending
-  // floats by a partial bit range); on the simulator all run the portable sort ----
-  cases.push_back({"radix_sort_keys",  // 4 passes
+  // ---- radix sort: the first merges (fewer keys than detail::radix_merge_limit); on CUDA the
+  // second runs CUB, the third the portable sort (descending floats by a partial bit range); on
+  // the simulator both run the portable sort ----
+  cases.push_back({"radix_sort_keys",
                    [](A& a, rng_t& rng) { a.add(random_vector<int>(sized(200003), rng, -2e9, 2e9)); },
                    [](A& a, mgpu::context& ctx) { mgpu::radix_sort(a.ptr<int>(0), a.count<int>(0), ctx); },
                    [](A& a) {
@@ -510,8 +511,9 @@ std::vector<failure_case> failure_cases() {
                      a.add(random_keys<std::uint32_t>(sized(200003), 5000, rng));
                      a.add(iota_of<std::int64_t>(a.count<std::uint32_t>(0)));
                    },
-                   [](A& a, mgpu::context& ctx) {
-                     mgpu::radix_sort(a.ptr<std::uint32_t>(0), a.ptr<std::int64_t>(1), a.count<std::uint32_t>(0), ctx);
+                   [](A& a, mgpu::context& ctx) {  // keys below 5000: 24 bits sort them (3 passes)
+                     mgpu::radix_sort(a.ptr<std::uint32_t>(0), a.ptr<std::int64_t>(1), a.count<std::uint32_t>(0),
+                                      mgpu::radix_order::ascending, 0, 24, ctx);
                    },
                    [](A& a) {
                      return sorted_pairs(a.initial<std::uint32_t>(0), a.initial<std::int64_t>(1),

@@ -289,6 +289,36 @@ MGPU_TEST(RadixSort, LargeUnsignedPairs) {
   check_radix_sort(ctx, random_keys<std::uint32_t>(n, rng), radix_order::ascending, 0, 32, value_less<std::uint32_t>());
 }
 
+// Up to detail::radix_merge_limit keys radix_sort merges (mergesort in the radix order), past it
+// it runs radix passes (CUB on CUDA, the LSD sort on the simulator): both sides of the limits of
+// keys only and of pairs with 8-byte values (check_radix_sort sorts both), by value (integers,
+// ascending) and by radix_less (descending, floats).
+template <typename K>
+void check_both_sides_of_merge_limits(mgpu::context& ctx, std::mt19937_64& rng, radix_order order) {
+  constexpr int all = int(8 * sizeof(K));
+  bool by_value = std::is_integral<K>::value && order == radix_order::ascending;
+  for (std::int64_t limit : {mgpu::detail::radix_merge_limit<K, mgpu::empty_t>(all, by_value),
+                             mgpu::detail::radix_merge_limit<K, std::int64_t>(all, by_value)}) {
+    ASSERT_GT(limit, std::int64_t(5000));
+    if (quick() && limit > (1 << 18)) continue;
+    for (std::int64_t n : {limit, limit + 1}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      if (order == radix_order::ascending)
+        check_radix_sort(ctx, random_keys<K>(n, rng), order, 0, all, value_less<K>());
+      else
+        check_radix_sort(ctx, random_keys<K>(n, rng), order, 0, all, reversed<value_less<K>>{value_less<K>()});
+    }
+  }
+}
+
+MGPU_TEST(RadixSort, BothSidesOfTheMergeLimits) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  check_both_sides_of_merge_limits<std::int32_t>(ctx, rng, radix_order::ascending);
+  check_both_sides_of_merge_limits<std::uint64_t>(ctx, rng, radix_order::descending);
+  check_both_sides_of_merge_limits<float>(ctx, rng, radix_order::ascending);
+}
+
 // The float order spelled out: both zeros equal (input order kept), NaNs by sign and payload.
 MGPU_TEST(RadixSort, FloatOrderOfSpecialValues) {
   mgpu::context ctx;

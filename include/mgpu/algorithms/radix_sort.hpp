@@ -27,8 +27,11 @@
 // 4-bit counting-sort steps: per-thread counters, a CTA scan over them in digit-major order,
 // a scatter) and writes each key to its (digit, tile) slot plus its rank among the tile's keys of
 // that digit. Keys and values ping-pong between the caller's arrays and one temporary copy.
-// On both backends, an input that fits one mergesort tile (2,816 four-byte keys) is sorted by that
-// tile's blocksort with the radix order as comparator (radix_less): one launch, no temporaries.
+// On both backends, counts up to a limit that depends on the key, value and bit-range widths
+// (radix_merge_limit: a million 4-byte integer keys) are sorted by the library's mergesort with
+// the radix order as comparator, which gives the same result: an input that fits one mergesort
+// tile (2,816 four-byte keys) in one launch with no temporaries, larger ones faster than CUB's
+// passes there (measured on an H100).
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -145,6 +148,23 @@ constexpr int radix_digit_bits = 8;
 constexpr int radix_digits = 1 << radix_digit_bits;
 constexpr int radix_step_bits = 4;
 constexpr int radix_step_digits = 1 << radix_step_bits;
+
+// The largest count that radix_sort sorts by merging, with mergesort in the radix order, rather
+// than by radix passes; 0: never (beyond one mergesort tile). The merge sort's device time grows as
+// n log n; the radix sort's is a pass over the keys and values per 8 bits of the range, plus the
+// fixed cost of CUB's global histogram and per-pass launches, which dominates at these counts. On
+// an H100 (bench/results/2026-11-27_h100_radix_by_merge_probe.txt, CCCL 3.0.1) the merge sort was
+// the faster from past CUB's single tile up to about (passes x 2^20 / bytes per key and value)
+// with a comparison of integers by value (`cheap`: the sorting network's min and max), and up to
+// about a sixteenth of that with radix_less's mapping in every comparison (floats, bit ranges).
+// With at most 3 passes (24 bits or fewer) the radix sort is the faster at every count measured.
+template <typename K, typename V>
+constexpr std::int64_t radix_merge_limit(int range_bits, bool cheap) {
+  int passes = (range_bits + radix_digit_bits - 1) / radix_digit_bits;
+  if (passes < 4) return 0;
+  std::int64_t item_bytes = std::int64_t(sizeof(K)) + (has_values_v<V> ? std::int64_t(sizeof(V)) : 0);
+  return passes * (cheap ? std::int64_t(1) << 20 : std::int64_t(1) << 16) / item_bytes;
+}
 
 // One pass: the digit of a key is `bits_in_pass` bits of its (possibly complemented) ordered
 // pattern starting at `shift`.
@@ -412,28 +432,36 @@ void radix_sort_impl(K* keys, V* values, std::int64_t count, radix_order order, 
     throw_argument(fn, "end_bit",
                    "must be in [begin_bit, " + std::to_string(key_bits) + "] (got " + std::to_string(end_bit) + ")");
   if (count <= 1 || begin_bit == end_bit) return;
-  // An input of one mergesort tile is sorted by that tile's blocksort in the radix order: one
-  // launch and no temporaries, where CUB takes temporaries, and a copy back when its passes end
-  // in the alternate buffer.
-  // Integer keys by all their bits, ascending, sort by value (less): a comparison the sorting
-  // network turns into min and max (radix_less took that blocksort from 10 to 16 us at 10^3 on an
-  // H100). Other orders and bit ranges, and floats (whose NaNs only radix_less places), take
-  // radix_less.
+  // Up to radix_merge_limit keys, the library's mergesort in the radix order sorts them (the same
+  // result: both are stable and order keys alike). One mergesort tile is one launch with no
+  // temporaries, where CUB takes temporaries and a copy back when its passes end in the alternate
+  // buffer. Between that and the end of CUB's single tile (256 x 19 keys and values of 4 bytes on
+  // sm_90: one launch, about 6% faster than our sort of two tiles on an H100) CUB sorts; beyond it
+  // CUB runs a histogram and a launch per pass, and merging was the faster up to the limit (2.9x at
+  // 5,000 four-byte keys, 1.04x at 2^20).
+  // Integer keys by all their bits, ascending, compare by value (less): the sorting network turns
+  // it into min and max (radix_less took the one-tile sort from 10 to 16 us at 10^3). Other orders
+  // and bit ranges, and floats (whose NaNs only radix_less places), take radix_less.
   using tile_params = mergesort_params<K, V>;
-  if (count <= tile_params::nv) {
-    auto blocksort = [&](auto comp) {
+  constexpr std::int64_t cub_single_tile = sizeof(K) <= 4 && (!has_values_v<V> || sizeof(V) <= 4) ? 256 * 19 : 0;
+  bool by_value =
+      std::is_integral<K>::value && begin_bit == 0 && end_bit == key_bits && order == radix_order::ascending;
+  bool merges = count <= tile_params::nv ||
+                (count > cub_single_tile && count <= radix_merge_limit<K, V>(end_bit - begin_bit, by_value));
+  if (merges) {
+    auto merge_sort = [&](auto comp) {
       if constexpr (has_values_v<V>)
         mergesort_impl<tile_params, K, V>(fn, keys, values, values, count, comp, ctx);
       else
         mergesort_impl<tile_params, K, V>(fn, keys, constant_iterator<empty_t>(), values, count, comp, ctx);
     };
     if constexpr (std::is_integral<K>::value) {
-      if (begin_bit == 0 && end_bit == key_bits && order == radix_order::ascending) {
-        blocksort(less<K>());
+      if (by_value) {
+        merge_sort(less<K>());
         return;
       }
     }
-    blocksort(radix_less<K>(order, begin_bit, end_bit));
+    merge_sort(radix_less<K>(order, begin_bit, end_bit));
     return;
   }
 #if defined(MGPU_BACKEND_CUDA)
