@@ -39,8 +39,8 @@ namespace mgpu_test {
 
 // The type list of a typed suite: test_types<A, B, ...>. Each list starts with a 4-byte and an
 // 8-byte type. The AddressSanitizer build (MGPU_TEST_FEW_TYPES) keeps those two: it looks for
-// memory errors, which every code path shows at those widths, and the other types' instances
-// doubled the typed suites' compile time in CI. The other builds take every type.
+// memory errors, and the other types run mostly the same code at other widths, for as much
+// compile time again in CI. The plain simulator build and the CUDA build take every type.
 #if defined(MGPU_TEST_FEW_TYPES)
 template <typename Four, typename Eight, typename...>
 struct typed_suite_types {
