@@ -473,22 +473,27 @@ std::vector<failure_case> failure_cases() {
                        return r ? same(indices, a.now<int>(2)) : r;
                      }});
 
-  // ---- locality sort: nearly sorted, so that merge levels find windows ----
-  cases.push_back(
-      {"locality_sort_keys", [](A& a, rng_t& rng) { a.add(nearly_sorted(sized(300007), 0.01, 3000, rng)); },
-       [](A& a, mgpu::context& ctx) { mgpu::locality_sort(a.ptr<int>(0), a.count<int>(0), less<int>(), ctx); },
-       [](A& a) {
-         std::vector<int> keys = a.initial<int>(0);
-         std::stable_sort(keys.begin(), keys.end());
-         return same(keys, a.now<int>(0));
-       }});
+  // ---- locality sort: nearly sorted, so that merge levels find windows; the locality path at
+  // these sizes (the default mergesorts below 16 MiB) ----
+  using locality_path = mgpu::locality_sort_params<int, mgpu::empty_t, 0>;
+  using locality_path_pairs = mgpu::locality_sort_params<int, std::int64_t, 0>;
+  cases.push_back({"locality_sort_keys", [](A& a, rng_t& rng) { a.add(nearly_sorted(sized(300007), 0.01, 3000, rng)); },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::locality_sort<locality_path>(a.ptr<int>(0), a.count<int>(0), less<int>(), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<int> keys = a.initial<int>(0);
+                     std::stable_sort(keys.begin(), keys.end());
+                     return same(keys, a.now<int>(0));
+                   }});
   cases.push_back({"locality_sort_pairs",
                    [](A& a, rng_t& rng) {
                      a.add(nearly_sorted(sized(200003), 0.05, 5000, rng));
                      a.add(iota_of<std::int64_t>(a.count<int>(0)));
                    },
                    [](A& a, mgpu::context& ctx) {
-                     mgpu::locality_sort(a.ptr<int>(0), a.ptr<std::int64_t>(1), a.count<int>(0), less<int>(), ctx);
+                     mgpu::locality_sort<locality_path_pairs>(a.ptr<int>(0), a.ptr<std::int64_t>(1), a.count<int>(0),
+                                                              less<int>(), ctx);
                    },
                    [](A& a) {
                      return sorted_pairs(a.initial<int>(0), a.initial<std::int64_t>(1), a.now<int>(0),

@@ -1,6 +1,6 @@
 // locality_sort (keys, pairs) against std::stable_sort: nearly sorted inputs (keys displaced
 // locally), random, sorted, reversed, all equal; stability through values; small tiles for many
-// levels; bad arguments.
+// levels; the mergesort below mergesort_below_bytes; bad arguments.
 #include "references/merge_sort.hpp"
 #include "test_util.hpp"
 
@@ -29,21 +29,29 @@ V value_at(std::int64_t i) {
     return V(i);
 }
 
-// Keys only, then pairs whose values (of type V) record the original positions.
+// The default shapes with the locality path at every size: what these tests are about (below 16
+// MiB the default is a mergesort, tested as such).
+template <typename K, typename V = mgpu::empty_t>
+using locality_path = mgpu::locality_sort_params<K, V, 0>;
+
+// Keys only, then pairs whose values (of type V) record the original positions. No params: the
+// default shapes on the locality path.
 template <typename params = void, typename V = std::int64_t, typename K, typename Comp>
 void check_locality_sort(mgpu::context& ctx, const std::vector<K>& keys, Comp comp) {
+  using keys_params = std::conditional_t<std::is_void<params>::value, locality_path<K>, params>;
+  using pairs_params = std::conditional_t<std::is_void<params>::value, locality_path<K, V>, params>;
   SCOPED_TRACE("n=" + std::to_string(keys.size()));
   std::int64_t n = std::int64_t(keys.size());
   std::vector<std::int64_t> order = mgpu_ref::stable_order(keys, comp);
   std::vector<K> sorted = mgpu_ref::permute(keys, order);
   mgpu::buffer<K> k(keys, ctx);
-  mgpu::locality_sort<params>(k.data(), n, comp, ctx);
+  mgpu::locality_sort<keys_params>(k.data(), n, comp, ctx);
   EXPECT_TRUE(same(sorted, k.to_host())) << "keys";
   std::vector<V> positions(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) positions[std::size_t(i)] = value_at<V>(i);
   mgpu::buffer<K> k2(keys, ctx);
   mgpu::buffer<V> v(positions, ctx);
-  mgpu::locality_sort<params>(k2.data(), v.data(), n, comp, ctx);
+  mgpu::locality_sort<pairs_params>(k2.data(), v.data(), n, comp, ctx);
   EXPECT_TRUE(same(sorted, k2.to_host())) << "pairs: keys";
   EXPECT_TRUE(same(mgpu_ref::permute(positions, order), v.to_host())) << "pairs: values (stability)";
 }
@@ -80,6 +88,54 @@ MGPU_TEST(LocalitySort, ManyLevelsWithSmallTiles) {
   using small = mgpu::launch_params<32, 3>;
   check_locality_sort<small>(ctx, nearly_sorted(20011, 0.05, 200, rng), mgpu::less<int>());
   check_locality_sort<small>(ctx, random_vector<int>(20011, rng, 0, 50), mgpu::less<int>());
+}
+
+// Below mergesort_below_bytes of keys (and values) the call is the mergesort, launch for launch;
+// from there on the locality path. Both sides of a small limit, and the default's small side.
+MGPU_TEST(LocalitySort, MergesortBelowTheLimit) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  constexpr std::int64_t limit_keys = 3 * mgpu::locality_sort_params<int>::nv + 7;
+  using keys_limit = mgpu::locality_sort_params<int, mgpu::empty_t, 4 * limit_keys>;
+  using pairs_limit = mgpu::locality_sort_params<int, std::int64_t, 12 * limit_keys>;
+  for (std::int64_t n : {limit_keys - 1, limit_keys}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const bool merged = n < limit_keys;
+    std::vector<int> keys = nearly_sorted(n, 0.05, 300, rng);
+    std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) positions[std::size_t(i)] = i;
+    std::vector<std::int64_t> order = mgpu_ref::stable_order(keys, mgpu::less<int>());
+    mgpu::buffer<int> k(keys, ctx), k2(keys, ctx);
+    mgpu::buffer<std::int64_t> v(positions, ctx);
+    int* kp = k.data();
+    int* k2p = k2.data();
+    std::int64_t* vp = v.data();
+    // (count_enqueued runs the calls on the simulator: the inputs go up again before the checked ones.)
+    auto sort_keys = [&](mgpu::context& c) { mgpu::locality_sort<keys_limit>(kp, n, mgpu::less<int>(), c); };
+    auto sort_pairs = [&](mgpu::context& c) { mgpu::locality_sort<pairs_limit>(k2p, vp, n, mgpu::less<int>(), c); };
+    enqueued as_mergesort = count_enqueued([&](mgpu::context& c) { mgpu::mergesort(kp, n, mgpu::less<int>(), c); });
+    enqueued pairs_as_mergesort =
+        count_enqueued([&](mgpu::context& c) { mgpu::mergesort(k2p, vp, n, mgpu::less<int>(), c); });
+    EXPECT_EQ(merged, count_enqueued(sort_keys) == as_mergesort);
+    EXPECT_EQ(merged, count_enqueued(sort_pairs) == pairs_as_mergesort);
+    k.to_device(keys.data(), n);
+    k2.to_device(keys.data(), n);
+    v.to_device(positions.data(), n);
+    sort_keys(ctx);
+    sort_pairs(ctx);
+    EXPECT_TRUE(same(mgpu_ref::permute(keys, order), k.to_host()));
+    EXPECT_TRUE(same(mgpu_ref::permute(keys, order), k2.to_host()));
+    EXPECT_TRUE(same(order, v.to_host()));
+  }
+  // The default limit (16 MiB) is far above this size: the default call is the mergesort.
+  const std::int64_t n = 100003;
+  mgpu::buffer<int> k(nearly_sorted(n, 0.01, 64, rng), ctx);
+  int* kp = k.data();
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::locality_sort(kp, n, mgpu::less<int>(), c); }),
+            count_enqueued([&](mgpu::context& c) { mgpu::mergesort(kp, n, mgpu::less<int>(), c); }));
+  EXPECT_FALSE(count_enqueued([&](mgpu::context& c) {
+                 mgpu::locality_sort<locality_path<int>>(kp, n, mgpu::less<int>(), c);
+               }) == count_enqueued([&](mgpu::context& c) { mgpu::mergesort(kp, n, mgpu::less<int>(), c); }));
 }
 
 MGPU_TEST(LocalitySort, BadArgumentsThrowAndWriteNothing) {

@@ -8,7 +8,9 @@
 // search kernel lists the tiles that overlap a window, and only those are copied and merged (by
 // one wave of CTAs looping over the list). The window is
 // copied aside and merged back in place, so a level moves only the keys that are out of place
-// (random input therefore costs about twice a mergesort).
+// (random input therefore costs about twice a mergesort). A level is three launches whatever it
+// moves, which costs more than a mergesort's pass over a few megabytes: below
+// locality_sort_params' mergesort_below_bytes the call is a plain mergesort.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -24,11 +26,28 @@
 
 namespace mgpu {
 
-// The mergesort's tiles, without its minimum of CTAs an SM (not measured on these kernels).
-template <typename K, typename V = empty_t>
-using locality_sort_params = launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt>;
+// The default shape: the mergesort's tiles, without its minimum of CTAs an SM (not measured on
+// these kernels); and the size, in bytes of keys and values, below which the call is a plain
+// mergesort. Three launches a merge level (search, set aside, merge back) cost more than a
+// mergesort pass until a pass moves about 16 MiB: on an H100, on the benchmark's nearly sorted
+// input (1% of the keys displaced by at most 64 places), locality_sort took 0.51x mergesort's
+// speed at 2^20 int keys, 0.96x at 3.5 * 2^20 (14 MiB), 1.07x at 2^22 (16 MiB), 1.61x at 2^23;
+// int64 keys and int pairs crossed over between 16 and 20 MiB, 0.97x-0.98x at 16
+// (bench/results/2026-11-27_h100_locality_crossover.txt). Random keys cost about twice a
+// mergesort at every size. Params that are a plain launch_params (no mergesort_below_bytes) run
+// the locality path at every size.
+template <typename K, typename V = empty_t, std::int64_t MergesortBelowBytes = std::int64_t(1) << 24>
+struct locality_sort_params : launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt> {
+  static constexpr std::int64_t mergesort_below_bytes = MergesortBelowBytes;
+};
 
 namespace detail {
+
+template <typename P, typename = void>
+struct mergesort_below_bytes_of : std::integral_constant<std::int64_t, 0> {};
+template <typename P>
+struct mergesort_below_bytes_of<P, std::void_t<decltype(P::mergesort_below_bytes)>>
+    : std::integral_constant<std::int64_t, P::mergesort_below_bytes> {};
 
 // One tile's part of a level: the out-of-order window [begin, end) around its pair's middle, and
 // where the tile's outputs start and end on the window's a side.
@@ -45,6 +64,14 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
     check_disjoint(fn, "values", keys, count, values, count);
   }
   if (count == 0) return;
+  constexpr std::int64_t bytes_per_key = std::int64_t(sizeof(K)) + (has_values_v<V> ? std::int64_t(sizeof(V)) : 0);
+  if (count < mergesort_below_bytes_of<P>::value / bytes_per_key) {
+    if constexpr (has_values_v<V>)
+      mergesort_impl<void, K, V>(fn, keys, values, values, count, comp, ctx);
+    else
+      mergesort_impl<void, K, V>(fn, keys, constant_iterator<empty_t>(), values, count, comp, ctx);
+    return;
+  }
   constexpr int NT = P::nt, NV = P::nv;
   int tiles = num_tiles<P>(count, fn);
   int levels = ceil_log2(tiles);  // 0 for one tile: the blocksort alone sorts it
@@ -109,7 +136,8 @@ void locality_sort_impl(const char* fn, K* keys, V* values, std::int64_t count, 
 }  // namespace detail
 
 // Sorts keys[0, count) in place by comp, stably, like mergesort; much faster when the input is
-// nearly sorted (keys displaced only locally). Temporaries: a copy of the keys (and values).
+// nearly sorted (keys displaced only locally) and holds at least mergesort_below_bytes (16 MiB by
+// default; smaller inputs are mergesorted). Temporaries: a copy of the keys (and values).
 // Stream-ordered. Throws std::invalid_argument for a negative count or null pointers.
 template <typename params = void, typename K, typename Comp>
 void locality_sort(K* keys, std::int64_t count, Comp comp, context& ctx) {
