@@ -193,7 +193,9 @@ MGPU_TEST(SegmentedSort, UserStructWithLambda) {
 
 // Inputs of a few tiles whose segments average at most 32 keys: a CTA per 8 segments, a warp
 // each, and the blocksort's code for the longer ones, in pieces of at most a tile of whole
-// segments; one segment longer than a tile sends the whole input to the blocksort and the levels.
+// segments; a segment longer than a tile is sorted a tile's part at a time (by the CTA of that
+// tile, in the same kernel) and merged by the levels, at the start, the middle or the end of the
+// input, alone or beside another.
 MGPU_TEST(SegmentedSort, ShortSegmentsOverSeveralTiles) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
@@ -214,6 +216,23 @@ MGPU_TEST(SegmentedSort, ShortSegmentsOverSeveralTiles) {
   check_segmented_sort(ctx, keys, long_runs(3, nv / 2 + 1), mgpu::greater<int>());  // pieces of one segment
   check_segmented_sort(ctx, keys, long_runs(1, nv), mgpu::less<int>());             // as long as a tile
   check_segmented_sort(ctx, keys, long_runs(1, nv + 1), mgpu::less<int>());         // longer: the levels
+  // Segments of 8 around segments longer than a tile: first, in the middle (two of them, so that a
+  // tile ends one and starts the other), last, and one covering more than two tiles.
+  auto eights_around = [&](std::vector<std::pair<std::int64_t, std::int64_t>> longs) {
+    std::vector<int> heads;
+    std::int64_t h = 0;
+    for (auto [begin, length] : longs) {
+      for (; h < begin; h += 8) heads.push_back(int(h));
+      heads.push_back(int(begin));
+      h = begin + length;
+    }
+    for (; h < n; h += 8) heads.push_back(int(h));
+    return heads;
+  };
+  check_segmented_sort(ctx, keys, eights_around({{0, nv + 100}}), mgpu::less<int>());
+  check_segmented_sort(ctx, keys, eights_around({{nv / 2, nv + 1}, {nv / 2 + nv + 1, nv + 300}}), mgpu::less<int>());
+  check_segmented_sort(ctx, keys, eights_around({{n - nv - 5, nv + 5}}), mgpu::greater<int>());
+  check_segmented_sort(ctx, random_keys<int>(n, 4, rng), eights_around({{300, 2 * nv + 301}}), mgpu::less<int>());
   check_segmented_sort(ctx, keys, random_heads(n, 60, rng), mgpu::less<int>());
   std::vector<int> few_values = random_keys<int>(n, 4, rng);  // ties: stability
   check_segmented_sort(ctx, few_values, random_heads(n, 34, rng), mgpu::less<int>());
@@ -453,9 +472,10 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
 
 // Issue 20: the merge levels take one launch however many there are: sorts of 5 and of 40 tiles
 // (3 and 6 levels) enqueue the same work, for short segments (no level has any) and for one
-// segment (every level merges). By heads: the tiles' ends (which find the tiles' heads and zero
-// the counters), the blocksort (or a warp a segment: segments of 8 in 5 tiles; in 40 tiles they make
-// more than three waves of those CTAs on an H100, and the blocksort runs) and the levels.
+// segment (every level merges): the tiles' ends (by heads they also find the tiles' heads, and
+// they zero the counters), the blocksort and the levels. Segments of 8 by heads in 5 tiles take a
+// warp a segment, in a kernel that also finds the tiles' ends: two launches. (In 40 tiles they
+// make more than three waves of those CTAs on an H100, and the blocksort runs.)
 MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
   mgpu::context ctx;
   const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
@@ -465,18 +485,17 @@ MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
   mgpu::buffer<int> short_heads(fixed_heads(most, 100), ctx), one_head(std::vector<int>{0}, ctx),
       warp_heads(fixed_heads(most, 8), ctx);
   int* k = keys.data();
-  for (const mgpu::buffer<int>* heads : {&short_heads, &one_head, &warp_heads}) {
-    auto call = [&](std::int64_t n) {
-      // The heads in [0, n): segments of 100 or 8 from 0 (a warp a segment in place of the
-      // blocksort), or the one head.
-      const std::int64_t length = heads == &short_heads ? 100 : 8;
-      auto segments = mgpu::segments_by_heads(heads->data(), heads->size() == 1 ? 1 : (n + length - 1) / length);
-      return count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, segments, mgpu::less<>(), c); });
-    };
-    enqueued few = call(5 * nv), many = call(most);
+  auto call = [&](const mgpu::buffer<int>& heads, std::int64_t length, std::int64_t n) {
+    // The heads in [0, n): segments of `length` from 0, or the one head.
+    auto segments = mgpu::segments_by_heads(heads.data(), heads.size() == 1 ? 1 : (n + length - 1) / length);
+    return count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, segments, mgpu::less<>(), c); });
+  };
+  for (const mgpu::buffer<int>* heads : {&short_heads, &one_head}) {
+    enqueued few = call(*heads, 100, 5 * nv), many = call(*heads, 100, most);
     EXPECT_EQ(few, many);
     EXPECT_EQ(few.kernels, 3);
   }
+  EXPECT_EQ(call(warp_heads, 8, 5 * nv).kernels, 2);
 }
 
 // Issue 20: an input of one tile is its blocksort alone, one launch with no temporaries, whichever

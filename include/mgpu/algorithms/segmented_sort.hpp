@@ -24,10 +24,10 @@
 // blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
 // blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
 // By heads, an input of one tile or of at most NT tiles whose segments average at most 32 keys
-// takes a CTA per 8 segments in place of the blocksort: a warp sorts each segment of up to 32 keys
-// in registers (warp_sort), and only a CTA holding a longer one runs the blocksort's code on it;
-// if some segment is longer than a tile (which needs the levels), that kernel's CTAs run the
-// blocksort of the tiles instead.
+// takes a CTA per NT / 32 segments in place of the blocksort: a warp sorts each segment of up to
+// 32 keys in registers (warp_sort), and only a CTA holding a longer one runs the blocksort's code
+// on it. With several tiles the same kernel also finds the tiles' ends and sorts the tiles' parts
+// of the segments longer than a tile (the levels merge them): two launches in all.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -233,6 +233,11 @@ inline segment_index<flag_index> make_segment_index(const char* fn, segment_flag
   return segment_index<flag_index>{view, std::move(last_through), std::move(first_from)};
 }
 
+// What the blocksort's code sorts: a tile (its end segments in the tiles' ends), a whole range of
+// segments finished in the caller's array, or a tile's part of one segment longer than a tile
+// (written to the array its last merge level reads from).
+enum class sort_range_kind { tile, whole, part };
+
 // Whether a segment crosses a tile boundary but fits in one tile: the blocksort merges its halves.
 MGPU_HOST_DEVICE bool short_crossing(segment_span s, int nv) {
   return s.end - s.begin <= nv && s.begin / nv != (s.end - 1) / nv;
@@ -315,18 +320,20 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
 // registers (warp_sort) and writes it back in place; a CTA with a longer segment among its own sorts
 // their whole range with `sort_range`, in pieces of at most NV keys that begin and end on segment
 // boundaries. Shared memory is touched only where a segment is long. With several tiles (`ends`
-// not null), a segment longer than a tile needs the merge levels: then the first segment of some
-// tile is longer than NV (ends[]), every CTA sees it, and CTA t runs tile t's blocksort instead
-// (`sort_range` on the tile) while the others return. One launch, the whole grid busy where the
-// blocksort's few CTAs (a tile each) would each be a long chain of dependent steps. Returns false,
-// launching nothing, where the grid for several tiles would take more than three waves of CTAs:
+// not null) CTA t also finds tile t's end segments, for the merge levels (ends[t]; CTA 0 zeroes
+// the levels' two counters, level_counters[0, 2)), and sorts tile t's parts of the segments longer
+// than a tile (`sort_range` of kind part, before its groups), which the groups leave alone: no
+// launch before this one and no decision across the grid, where finding the ends first took a
+// launch, whose host cost (about 3.4 us on the H100's host) showed in calls of 10^4 keys. Returns
+// false, launching nothing, where the grid for several tiles would take more than three waves of CTAs:
 // on an H100 (2 CTAs an SM: the blocksort's code takes about 120 registers) 10^5 int keys in
 // segments of 16 (2.96 waves) sorted 1.08x faster than by the blocksort, in segments of 8 (5.9
 // waves) 1.21x slower (bench/results/2026-11-27_h100_segsort_warp_tiles_ab.txt).
 template <typename P, int NV, typename K, typename ValuesIn, typename V, typename HeadIt, typename SortRange,
           typename Comp>
 bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
-                         const tile_segments* ends, int tiles, SortRange sort_range, Comp comp, context& ctx) {
+                         head_index<HeadIt> index, tile_segments* ends, unsigned* level_counters, int tiles,
+                         SortRange sort_range, Comp comp, context& ctx) {
   constexpr int warps = P::nt / warp_size;
   const HeadIt heads = segments.heads;
   const std::int64_t num_heads = segments.num_heads;
@@ -334,12 +341,21 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
   auto sort_group = [=] MGPU_LAMBDA(int tid, int cta) {
     ValuesIn group_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     V* group_values = values;
-    bool tiles_path = false;
-    if (ends) {
-      bool long_segment = false;
-      for (int t = tid; t < tiles; t += P::nt) long_segment |= ends[t].first.end - ends[t].first.begin > NV;
-      tiles_path = __syncthreads_or(long_segment);
-      if (tiles_path && cta >= tiles) return;
+    // Several tiles: tile `cta`'s end segments, and how many of them are longer than a tile.
+    __shared__ tile_segments tile_ends;
+    int parts = 0;
+    if (ends && cta < tiles) {
+      if (tid == 0) {
+        const std::int64_t t0 = std::int64_t(cta) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+        const segment_ends found = index.tile_ends(cta, tiles, t0, t1);
+        tile_ends = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+        ends[cta] = tile_ends;
+        if (cta == 0) level_counters[0] = level_counters[1] = 0;
+      }
+      __syncthreads();
+      const tile_segments e = tile_ends;
+      parts =
+          int(e.first.end - e.first.begin > NV) + int(e.last.begin != e.first.begin && e.last.end - e.last.begin > NV);
     }
     // Where segment s starts: h(s - 1), kept inside [0, count] (unsorted heads, undefined in
     // unchecked mode, must still leave every access inside the arrays).
@@ -350,31 +366,59 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
     // The group's segment boundaries, start(first + i) for i = 0 .. warps, for the pieces below:
     // read from shared memory, not as a chain of dependent loads of the heads.
     __shared__ std::int64_t bounds[warps + 1];
-    // (One iteration on the tiles' path. sort_range is called from one place only: with a second
-    // inlined copy of the blocksort's code ptxas spilled in this kernel.)
-    for (std::int64_t group = cta; tiles_path || group < groups; group += gridDim.x) {
-      const std::int64_t first = group * warps, last = first + warps < num_heads + 1 ? first + warps : num_heads + 1;
-      const std::int64_t segment = first + tid / warp_size;
-      const std::int64_t begin = start(segment), end = segment < last ? start(segment + 1) : begin;
-      const int length = end > begin ? (end - begin < 2 * warp_size ? int(end - begin) : 2 * warp_size) : 0;
-      // (Past `last`, start() gives start(last): `last` is then num_heads + 1, and both are count.)
-      if (tid % warp_size == 0) bounds[tid / warp_size] = begin;
-      if (tid == P::nt - 1) bounds[warps] = end;
-      if (tiles_path || __syncthreads_or(length > warp_size)) {
-        // The blocksort's code, on the CTA's tile, or on pieces of consecutive segments, each as
-        // long as fits in NV keys (every thread computes the same ones; a segment longer than NV
-        // comes only from unsorted heads: its piece is cut).
-        for (std::int64_t s = first, e = last; tiles_path || s < last; s = e) {
-          std::int64_t r0 = std::int64_t(cta) * NV, r1 = r0 + NV < count ? r0 + NV : count;
+    // Step k < parts sorts the tile's k-th part of a long segment; the steps after it, the CTA's
+    // groups. (sort_range is called from one place only: with a second inlined copy of the
+    // blocksort's code ptxas spilled in this kernel.)
+    for (int k = 0;; ++k) {
+      const bool part = k < parts;
+      const std::int64_t group = cta + std::int64_t(k - parts) * gridDim.x;
+      if (!part && group >= groups) break;
+      std::int64_t first = 0, last = 0, begin = 0;
+      int length = 0;
+      if (!part) {
+        first = group * warps;
+        last = first + warps < num_heads + 1 ? first + warps : num_heads + 1;
+        const std::int64_t segment = first + tid / warp_size;
+        begin = start(segment);
+        const std::int64_t end = segment < last ? start(segment + 1) : begin;
+        length = end > begin ? (end - begin < 2 * warp_size ? int(end - begin) : 2 * warp_size) : 0;
+        // (Past `last`, start() gives start(last): `last` is then num_heads + 1, and both are count.)
+        if (tid % warp_size == 0) bounds[tid / warp_size] = begin;
+        if (tid == P::nt - 1) bounds[warps] = end;
+      }
+      if (part || __syncthreads_or(length > warp_size)) {
+        // The blocksort's code, on the tile's part of a long segment, or on pieces of consecutive
+        // segments, each as long as fits in NV keys (every thread computes the same ones). A
+        // segment longer than NV is the tiles' parts' (with unsorted heads, undefined in unchecked
+        // mode, a piece is cut to NV).
+        for (std::int64_t s = first, e = last; part || s < last; s = e) {
+          std::int64_t r0, r1;
           head_range range{};
-          if (!tiles_path) {
+          tile_segments part_ends{};
+          if (part) {
+            const tile_segments te = tile_ends;
+            const bool first_part = k == 0 && te.first.end - te.first.begin > NV;
+            const segment_span seg = first_part ? te.first : te.last;
+            const int level = first_part ? te.first_level : te.last_level;
+            const std::int64_t t0 = std::int64_t(cta) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+            r0 = seg.begin > t0 ? seg.begin : t0;
+            r1 = seg.end < t1 ? seg.end : t1;
+            part_ends = tile_segments{seg, seg, level, level};
+          } else {
             r0 = bounds[s - first];
-            for (e = s + 1; e < last && bounds[e + 1 - first] - r0 <= NV;) ++e;
-            r1 = bounds[e - first];
+            e = s + 1;
+            if (ends && bounds[e - first] - r0 > NV) {
+              r1 = r0;  // longer than a tile: sorted by its tiles' parts
+            } else {
+              for (; e < last && bounds[e + 1 - first] - r0 <= NV;) ++e;
+              r1 = bounds[e - first];
+            }
             range = head_range{s > 0 ? s - 1 : 0, e < num_heads ? e : num_heads};  // h(s - 1) = r0 .. h(e - 1) = r1
           }
-          if (r1 > r0) sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV), !tiles_path, range);
-          if (tiles_path) break;
+          if (r1 > r0)
+            sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV),
+                       part ? sort_range_kind::part : sort_range_kind::whole, range, part_ends);
+          if (part) break;
         }
       } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
         const int lane = tid % warp_size;
@@ -388,7 +432,6 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
         if (lane < length) keys[begin + lane] = sorted.key;
       }
       __syncthreads();
-      if (tiles_path) break;
     }
   };
   const std::int64_t grid = groups > tiles ? groups : tiles;
@@ -421,7 +464,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   // more than the highest level that any long segment needs (0: none), the merge levels' work
   // counter, and the number of work items finished, of all levels. One allocation; the kernel that
   // finds the ends (and, by heads, the tiles' heads) zeroes the rest (the blocksort, after it,
-  // records the highest level). A single tile needs none of it: its blocksort does everything.
+  // records the highest level; the warps' kernel of sort_short_segments finds the ends itself and
+  // zeroes the two counters, and the levels read the highest level from the ends). A single tile
+  // needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
   const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 3);
@@ -431,19 +476,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   unsigned* top_level_p = stored_p + tiles;
   unsigned* next_item_p = top_level_p + 1;
   unsigned* items_done_p = top_level_p + 2;
-  if (!single) {
-    transform<search_params>(
-        [=] MGPU_LAMBDA(std::int64_t t) {
-          const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          const segment_ends found = index.tile_ends(int(t), tiles, t0, t1);
-          ends_p[t] = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
-          stored_p[t] = 0;
-          if (t == 0)
-            for (int i = 0; i < 3; ++i) top_level_p[i] = 0;
-        },
-        tiles, ctx);
-  }
-
+  // Temporaries first: a failed allocation must leave the caller's arrays untouched.
   buffer<K> keys_temp(levels ? count : 0, ctx);
   buffer<V> values_temp(levels && has_values_v<V> ? count : 0, ctx);
   K* keys_alt = keys_temp.data();
@@ -468,19 +501,21 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
-  // Sorts the segments of tile `tile`, the keys [t0, t0 + valid); or, `whole`, the segments of a
-  // range of at most NV keys that begins and ends on segment boundaries, whose heads are among
+  // Sorts, by `kind`: the segments of tile `tile`, the keys [t0, t0 + valid); the segments of a
+  // whole range of at most NV keys that begins and ends on segment boundaries, whose heads are among
   // heads[range] (by flags: the flags say), finished in the caller's array (a single tile is such
-  // a range).
-  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid, bool whole, head_range range) {
+  // a range); or the keys [t0, t0 + valid) of the one segment part_ends.first, longer than a tile.
+  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid, sort_range_kind kind,
+                                         head_range range, tile_segments part_ends) {
     __shared__ shared_storage<blocksort_storage> storage;
     blocksort_storage& s = storage.get();
+    const bool whole = kind == sort_range_kind::whole, tiled = kind == sort_range_kind::tile;
     // A whole range: as if one empty segment ended at 0, so that the range marks its heads (and
     // finds out whether it is one segment) and every segment writes the caller's array (level -1
-    // is its last).
-    tile_segments e = whole ? tile_segments{{0, 0}, {0, 0}, -1, -1} : ends_p[tile];
+    // is its last). A part: its segment's span, which covers it.
+    tile_segments e = whole ? tile_segments{{0, 0}, {0, 0}, -1, -1} : tiled ? ends_p[tile] : part_ends;
     // Each long segment reports its last level once: from the tile that holds its end.
-    if (tid == 0 && !whole && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
+    if (tid == 0 && tiled && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
       atomicMax(top_level_p, unsigned(e.first_level + 1));
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     array_t<K, VT> k;
@@ -542,12 +577,12 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     // caller's array, once the tile before has stored its half: tiles wait only on lower-numbered
     // tiles, which are running or done, as in a decoupled look-back.
     __syncthreads();
-    if (tid == 0 && !whole) {
+    if (tid == 0 && tiled) {
       thread_fence();
       store_release(stored_p + tile, 1u);
     }
     segment_span c = e.first;
-    if (!whole && c.begin < t0 && short_crossing(c, NV)) {
+    if (tiled && c.begin < t0 && short_crossing(c, NV)) {
       if (tid == 0)
         for (unsigned sleep = 32; !load_acquire(stored_p + tile - 1); sleep = sleep < 1024 ? 2 * sleep : sleep)
           backoff(sleep);
@@ -557,19 +592,34 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     }
   };
   // Segments by heads that average at most a warp's width, in one tile or in at most NT tiles (so
-  // that every CTA can read all the tiles' ends): a warp a segment, or the blocksort if a segment
-  // is longer than a tile (sort_short_segments; no register cap: under the blocksort's, the
-  // blocksort's code spilled in this kernel). Past NT tiles the blocksort's own CTAs are many;
-  // past three waves of 8 segments a CTA, the warps' CTAs are too many.
+  // that every CTA of the level kernel can read all the tiles' ends): a warp a segment, the
+  // blocksort's code for longer ones (sort_short_segments; no register cap: under the blocksort's,
+  // the blocksort's code spilled in this kernel). Past NT tiles the blocksort's own CTAs are many;
+  // past three waves of NT / 32 segments a CTA, the warps' CTAs are too many.
   bool sorted = false;
   if constexpr (is_segment_heads_v<Segments>)
     if (segments.num_heads >= count / warp_size && tiles <= NT)
-      sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(
-          keys, values_in, values, count, segments, single ? nullptr : ends_p, tiles, blocksort_range, comp, ctx);
+      sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(keys, values_in, values, count, segments, index,
+                                                                 single ? nullptr : ends_p, next_item_p, tiles,
+                                                                 blocksort_range, comp, ctx);
   if (!sorted) {
+    if (!single) {
+      transform<search_params>(
+          [=] MGPU_LAMBDA(std::int64_t t) {
+            const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+            const segment_ends found = index.tile_ends(int(t), tiles, t0, t1);
+            ends_p[t] = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+            stored_p[t] = 0;
+            if (t == 0)
+              for (int i = 0; i < 3; ++i) top_level_p[i] = 0;
+          },
+          tiles, ctx);
+    }
     auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
       std::int64_t t0 = std::int64_t(tile) * NV;
-      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV), single, index.heads_of_tile(tile));
+      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV),
+                      single ? sort_range_kind::whole : sort_range_kind::tile, index.heads_of_tile(tile),
+                      tile_segments{});
     };
     cta_launch<blocksort_params>(blocksort, tiles, ctx);
   }
@@ -591,7 +641,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     level_tile plan[NT];
     int todo[NT];
     int num_todo;
-    unsigned item;
+    unsigned item, top_level;
     merge_storage<NV, K, V> merge;
   };
   auto level_pass = [=] MGPU_LAMBDA(int tid, int) {
@@ -600,7 +650,23 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
     V* alt_values = values_alt;
     const std::int64_t grid = gridDim.x;
-    const unsigned top_level = *top_level_p;
+    // One more than the highest level any segment needs: from the tiles' ends where every CTA can
+    // read them all (the warps' kernel records no top level), else as the blocksort recorded it.
+    unsigned top_level;
+    if (tiles <= NT) {
+      if (tid == 0) s.top_level = 0;
+      __syncthreads();
+      if (tid < tiles) {
+        const tile_segments e = ends_p[tid];
+        const std::int64_t t0 = std::int64_t(tid) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+        if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
+          atomicMax(&s.top_level, unsigned(e.first_level + 1));
+      }
+      __syncthreads();
+      top_level = s.top_level;
+    } else {
+      top_level = *top_level_p;
+    }
     const int top = top_level < unsigned(levels) ? int(top_level) : levels;
     for (;;) {
       if (tid == 0) s.item = atomicAdd(next_item_p, 1u);
