@@ -233,11 +233,6 @@ inline segment_index<flag_index> make_segment_index(const char* fn, segment_flag
   return segment_index<flag_index>{view, std::move(last_through), std::move(first_from)};
 }
 
-// What the blocksort's code sorts: a tile (its end segments in the tiles' ends), a whole range of
-// segments finished in the caller's array, or a tile's part of one segment longer than a tile
-// (written to the array its last merge level reads from).
-enum class sort_range_kind { tile, whole, part };
-
 // Whether a segment crosses a tile boundary but fits in one tile: the blocksort merges its halves.
 MGPU_HOST_DEVICE bool short_crossing(segment_span s, int nv) {
   return s.end - s.begin <= nv && s.begin / nv != (s.end - 1) / nv;
@@ -322,7 +317,7 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
 // boundaries. Shared memory is touched only where a segment is long. With several tiles (`ends`
 // not null) CTA t also finds tile t's end segments, for the merge levels (ends[t]; CTA 0 zeroes
 // the levels' two counters, level_counters[0, 2)), and sorts tile t's parts of the segments longer
-// than a tile (`sort_range` of kind part, before its groups), which the groups leave alone: no
+// than a tile (`sort_range` on a part, before its groups), which the groups leave alone: no
 // launch before this one and no decision across the grid, where finding the ends first took a
 // launch, whose host cost (about 3.4 us on the H100's host) showed in calls of 10^4 keys. Returns
 // false, launching nothing, where the grid for several tiles would take more than three waves of CTAs:
@@ -394,16 +389,14 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
         for (std::int64_t s = first, e = last; part || s < last; s = e) {
           std::int64_t r0, r1;
           head_range range{};
-          tile_segments part_ends{};
+          int which = -1;  // a part: 0 for the tile's first segment, 1 for its last
           if (part) {
             const tile_segments te = tile_ends;
-            const bool first_part = k == 0 && te.first.end - te.first.begin > NV;
-            const segment_span seg = first_part ? te.first : te.last;
-            const int level = first_part ? te.first_level : te.last_level;
+            which = k == 0 && te.first.end - te.first.begin > NV ? 0 : 1;
+            const segment_span seg = which == 0 ? te.first : te.last;
             const std::int64_t t0 = std::int64_t(cta) * NV, t1 = t0 + NV < count ? t0 + NV : count;
             r0 = seg.begin > t0 ? seg.begin : t0;
             r1 = seg.end < t1 ? seg.end : t1;
-            part_ends = tile_segments{seg, seg, level, level};
           } else {
             r0 = bounds[s - first];
             e = s + 1;
@@ -415,9 +408,7 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
             }
             range = head_range{s > 0 ? s - 1 : 0, e < num_heads ? e : num_heads};  // h(s - 1) = r0 .. h(e - 1) = r1
           }
-          if (r1 > r0)
-            sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV),
-                       part ? sort_range_kind::part : sort_range_kind::whole, range, part_ends);
+          if (r1 > r0) sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV), !part, range, which);
           if (part) break;
         }
       } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
@@ -501,19 +492,26 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     };
     typename cta_scan<NT, int>::storage_t scan;
   };
-  // Sorts, by `kind`: the segments of tile `tile`, the keys [t0, t0 + valid); the segments of a
-  // whole range of at most NV keys that begins and ends on segment boundaries, whose heads are among
+  // Sorts the segments of tile `tile`, the keys [t0, t0 + valid); or, `whole`, the segments of a
+  // range of at most NV keys that begins and ends on segment boundaries, whose heads are among
   // heads[range] (by flags: the flags say), finished in the caller's array (a single tile is such
-  // a range); or the keys [t0, t0 + valid) of the one segment part_ends.first, longer than a tile.
-  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid, sort_range_kind kind,
-                                         head_range range, tile_segments part_ends) {
+  // a range); or, `part` 0 or 1 (not whole), the keys [t0, t0 + valid) of tile `tile`'s first or
+  // last segment, one longer than a tile, into the array its last merge level reads from (the
+  // blocksort kernel passes -1: the compiler drops this case from it).
+  auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid, bool whole, head_range range,
+                                         int part) {
     __shared__ shared_storage<blocksort_storage> storage;
     blocksort_storage& s = storage.get();
-    const bool whole = kind == sort_range_kind::whole, tiled = kind == sort_range_kind::tile;
+    const bool tiled = !whole && part < 0;
     // A whole range: as if one empty segment ended at 0, so that the range marks its heads (and
     // finds out whether it is one segment) and every segment writes the caller's array (level -1
-    // is its last). A part: its segment's span, which covers it.
-    tile_segments e = whole ? tile_segments{{0, 0}, {0, 0}, -1, -1} : tiled ? ends_p[tile] : part_ends;
+    // is its last). A part: its segment alone, which covers it.
+    tile_segments e = whole ? tile_segments{{0, 0}, {0, 0}, -1, -1} : ends_p[tile];
+    if (part >= 0) {
+      const segment_span seg = part == 0 ? e.first : e.last;
+      const int level = part == 0 ? e.first_level : e.last_level;
+      e = tile_segments{seg, seg, level, level};
+    }
     // Each long segment reports its last level once: from the tile that holds its end.
     if (tid == 0 && tiled && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
       atomicMax(top_level_p, unsigned(e.first_level + 1));
@@ -617,9 +615,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     }
     auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
       std::int64_t t0 = std::int64_t(tile) * NV;
-      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV),
-                      single ? sort_range_kind::whole : sort_range_kind::tile, index.heads_of_tile(tile),
-                      tile_segments{});
+      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV), single, index.heads_of_tile(tile), -1);
     };
     cta_launch<blocksort_params>(blocksort, tiles, ctx);
   }
