@@ -262,6 +262,15 @@ struct tile_segments {
   int first_level, last_level;
 };
 
+// Tile `tile`'s end segments (of `tiles` tiles of NV keys) and their last levels, from a segment
+// index view (which, by heads, also records the tile's heads).
+template <int NV, typename Index>
+MGPU_DEVICE tile_segments find_tile_segments(const Index& index, int tile, int tiles, std::int64_t count) {
+  const std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+  const segment_ends found = index.tile_ends(tile, tiles, t0, t1);
+  return tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+}
+
 // The CTAs per SM that `threads` threads per SM make with CTAs of NT threads, within the
 // hardware's limit of 32: a launch_params min_ctas, which caps a kernel's registers.
 constexpr int ctas_per_sm_for(int threads, int nt) { return threads / nt < 32 ? threads / nt : 32; }
@@ -341,9 +350,7 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
     int parts = 0;
     if (ends && cta < tiles) {
       if (tid == 0) {
-        const std::int64_t t0 = std::int64_t(cta) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-        const segment_ends found = index.tile_ends(cta, tiles, t0, t1);
-        tile_ends = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+        tile_ends = find_tile_segments<NV>(index, cta, tiles, count);
         ends[cta] = tile_ends;
         if (cta == 0) level_counters[0] = level_counters[1] = 0;
       }
@@ -604,9 +611,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     if (!single) {
       transform<search_params>(
           [=] MGPU_LAMBDA(std::int64_t t) {
-            const std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-            const segment_ends found = index.tile_ends(int(t), tiles, t0, t1);
-            ends_p[t] = tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+            ends_p[t] = find_tile_segments<NV>(index, int(t), tiles, count);
             stored_p[t] = 0;
             if (t == 0)
               for (int i = 0; i < 3; ++i) top_level_p[i] = 0;
