@@ -262,6 +262,13 @@ struct tile_segments {
   int first_level, last_level;
 };
 
+// What tile [t0, t1) with end segments e says of the merge levels: one more than the last level of
+// the long segment that ends in it (each long segment is counted once, by the tile that holds its
+// end), or 0.
+MGPU_HOST_DEVICE unsigned top_level_from(const tile_segments& e, std::int64_t t0, std::int64_t t1, int nv) {
+  return e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, nv) ? unsigned(e.first_level + 1) : 0u;
+}
+
 // Tile `tile`'s end segments (of `tiles` tiles of NV keys) and their last levels, from a segment
 // index view (which, by heads, also records the tile's heads).
 template <int NV, typename Index>
@@ -519,9 +526,10 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       const int level = part == 0 ? e.first_level : e.last_level;
       e = tile_segments{seg, seg, level, level};
     }
-    // Each long segment reports its last level once: from the tile that holds its end.
-    if (tid == 0 && tiled && e.first.begin < t0 && e.first.end <= t0 + valid && !short_crossing(e.first, NV))
-      atomicMax(top_level_p, unsigned(e.first_level + 1));
+    if (tid == 0 && tiled) {
+      const unsigned top = top_level_from(e, t0, t0 + valid, NV);
+      if (top) atomicMax(top_level_p, top);
+    }
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     array_t<K, VT> k;
     array_t<V, VT> v;
@@ -662,8 +670,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       if (tid < tiles) {
         const tile_segments e = ends_p[tid];
         const std::int64_t t0 = std::int64_t(tid) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-        if (e.first.begin < t0 && e.first.end <= t1 && !short_crossing(e.first, NV))
-          atomicMax(&s.top_level, unsigned(e.first_level + 1));
+        const unsigned top = top_level_from(e, t0, t1, NV);
+        if (top) atomicMax(&s.top_level, top);
       }
       __syncthreads();
       top_level = s.top_level;
