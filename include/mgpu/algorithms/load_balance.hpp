@@ -31,11 +31,11 @@ namespace mgpu {
 
 // The tile shape for segment values of type V (empty_t: none cached): 128 x 11, measured on an H100
 // (bench/results/2026-11-25_h100_search_tiles_ab.txt: 256-thread tiles were up to 30% slower).
-// A tile keeps a head (8 bytes), a label (4) and a cached value per step in shared memory; values
+// A tile keeps a head (4 bytes), a label (4) and a cached value per step in shared memory; values
 // too large for 46 KiB at that shape get fewer steps per thread.
 template <typename V = empty_t>
 using load_balance_params =
-    launch_params<128, std::min(11, (46 * 1024 / (12 + (has_values_v<V> ? int(sizeof(V)) : 0))) / 128)>;
+    launch_params<128, std::min(11, (46 * 1024 / (8 + (has_values_v<V> ? int(sizeof(V)) : 0))) / 128)>;
 
 // partitions[t] = the number of items before tile t's first step of the merge of items
 // [0, count) with heads[0, num_heads) (heads first on ties), for tiles of `spacing` steps: what

@@ -188,23 +188,6 @@ struct values_indirect {
   }
 };
 
-// x[i] = input[begin + NT * i + tid] for the rows i < rows, unpredicated (rows is the same for the
-// whole CTA): where the rows pass the end of the input (`end`), that thread reads end - 1 instead.
-template <int NT, typename T, int VT, typename It>
-MGPU_DEVICE void load_rows(array_t<T, VT>& x, It input, std::int64_t begin, int rows, std::int64_t end, int tid) {
-  if (begin + std::int64_t(NT) * rows <= end) {
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i)
-      if (i < rows) x[i] = input[begin + NT * i + tid];
-  } else {
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      std::int64_t j = begin + NT * i + tid;
-      if (i < rows) x[i] = input[j < end ? j : end - 1];
-    }
-  }
-}
-
 // What a tile of the heads kernel leaves for the fix-up pass: its aggregate (heads passed, value of
 // the segment open at its end) and its part of its local segment 0, the segment open on entry
 // (the values of its items before its first head, or of all its items where it has no head;

@@ -66,9 +66,13 @@ template <int NT, int VT>
 struct cta_load_balance {
   static constexpr int nv = NT * VT;
 
+  // The tile's heads in 32 bits, relative to its first item: the search, the walk and the ranks
+  // are 32-bit arithmetic (64-bit heads took two registers and two instructions per comparison
+  // in a kernel bound by its instruction issue).
   struct storage_t {
-    std::int64_t heads[nv + 1];  // heads[head_begin - 1, head_end): the tile's heads and the one before
-    int local_segment[nv];       // per item of the tile: its segment - (head_begin - 1)
+    std::int64_t first_head;  // the head of local segment 0 (0 where the tile starts before the first head)
+    int heads[nv + 2];        // [k], 1 <= k <= head count: local segment k's head - item_begin; then a sentinel
+    int local_segment[nv];    // per item of the tile: its segment - (head_begin - 1)
   };
 
   // What run() found, read back from the storage (valid until the storage is reused).
@@ -83,8 +87,12 @@ struct cta_load_balance {
     MGPU_DEVICE int local_segment(int j) const { return storage->local_segment[j]; }
     // The segment of item item_begin + j, or -1 if it lies before the first head.
     MGPU_DEVICE std::int64_t segment(int j) const { return segment_begin + storage->local_segment[j]; }
-    // Its rank within its segment (meaningless where segment(j) is -1).
-    MGPU_DEVICE std::int64_t rank(int j) const { return item_begin + j - storage->heads[storage->local_segment[j]]; }
+    // Its rank within its segment (meaningless where segment(j) is -1). Local segment 0 may have
+    // begun any number of items before the tile: its rank is the one computed in 64 bits.
+    MGPU_DEVICE std::int64_t rank(int j) const {
+      int local = storage->local_segment[j];
+      return local == 0 ? item_begin + j - storage->first_head : std::int64_t(j - storage->heads[local]);
+    }
   };
 
   // Labels the items of tile `tile` of the merge of items [0, count) with heads[0, num_heads),
@@ -99,30 +107,48 @@ struct cta_load_balance {
   // single tile, which needs no partition pass).
   template <typename HeadIt>
   MGPU_DEVICE static tile_t run(int tid, lbs_range r, HeadIt heads, storage_t& s) {
-    int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
-    // s.heads[k] = heads[head_begin - 1 + k]; the head before the first exists unless it is 0. It
-    // is loaded in the same rows as the others (a load and a store of its own ahead of them held
-    // warp 0 up for a memory latency, SASS sm_90).
-    if (r.head_begin > 0) {
-      load_to_shared<NT, VT + 1>(heads + (r.head_begin - 1), head_count + 1, tid, s.heads);
-    } else {
-      if (tid == 0) s.heads[0] = 0;
-      load_to_shared<NT, VT>(heads, head_count, tid, s.heads + 1);
+    const int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
+    // The tile's heads and the one before (local segment 0's), where there is one, loaded in the
+    // same rows (a load of its own ahead of them held warp 0 up for a memory latency, SASS sm_90),
+    // every load issued before the first store.
+    const int lead = r.head_begin > 0 ? 1 : 0, loaded = head_count + lead;
+    array_t<iterator_value_t<HeadIt>, VT + 1> raw;
+    load_rows<NT>(raw, heads, r.head_begin - lead, (loaded + NT - 1) / NT, r.head_end, tid);
+    MGPU_UNROLL
+    for (int i = 0; i < VT + 1; ++i) {
+      int j = NT * i + tid;
+      if (j < loaded) {
+        if (j < lead) {
+          s.first_head = std::int64_t(raw[i]);
+        } else {
+          // A sorted head of the tile lies within items of its first item; any other (unsorted
+          // heads) lands somewhere in [0, items], which is all that safety asks.
+          std::uint32_t head = std::uint32_t(std::int64_t(raw[i])) - std::uint32_t(r.item_begin);
+          s.heads[j + 1 - lead] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
+        }
+      }
     }
+    if (tid == 0) {
+      if (!lead) s.first_head = 0;
+      s.heads[head_count + 1] = items + 1;  // the walk's sentinel: after every item
+    }
+    __syncthreads();
 
-    int diag = VT * tid < items + head_count ? VT * tid : items + head_count;
-    const std::int64_t* tile_heads = s.heads + 1;
-    int split = merge_path<bounds::upper>(make_counting_iterator<std::int64_t>(r.item_begin), items, tile_heads,
-                                          head_count, diag, less<>());
+    const int total = items + head_count;
+    const int diag = VT * tid < total ? VT * tid : total;
+    const int* tile_heads = s.heads + 1;
+    const int split =
+        merge_path<bounds::upper>(make_counting_iterator<int>(0), items, tile_heads, head_count, diag, less<>());
+    // The walk, with the next head in a register: a step is one comparison.
     int item = split, head = diag - split;
+    int next_head = tile_heads[head];
     MGPU_UNROLL
     for (int step = 0; step < VT; ++step) {
-      bool take_item = head >= head_count || (item < items && r.item_begin + item < tile_heads[head]);
-      if (diag + step < items + head_count) {
-        if (take_item)
+      if (diag + step < total) {
+        if (item < next_head)
           s.local_segment[item++] = head;
         else
-          ++head;
+          next_head = tile_heads[++head];
       }
     }
     __syncthreads();

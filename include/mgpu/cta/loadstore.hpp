@@ -124,6 +124,25 @@ MGPU_DEVICE void load_to_shared(It input, int count, int tid, T* shared) {
   __syncthreads();
 }
 
+// x[i] = input[begin + NT * i + tid] for the rows i < rows, unpredicated (rows is the same for the
+// whole CTA): where the rows pass the end of the input (`end`), that thread reads end - 1 instead.
+// No shared memory: the caller stores the rows where it wants them once all their loads are issued
+// (under one condition per row, ptxas pairs each load with its store, the store waiting on it).
+template <int NT, typename T, int VT, typename It>
+MGPU_DEVICE void load_rows(array_t<T, VT>& x, It input, std::int64_t begin, int rows, std::int64_t end, int tid) {
+  if (begin + std::int64_t(NT) * rows <= end) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (i < rows) x[i] = input[begin + NT * i + tid];
+  } else {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      std::int64_t j = begin + NT * i + tid;
+      if (i < rows) x[i] = input[j < end ? j : end - 1];
+    }
+  }
+}
+
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
 // All VT loads are issued before any store. A full tile loads whole rows; a partial one loads
