@@ -43,12 +43,13 @@ namespace mgpu {
 // alone: 128 x 31, measured on an H100 (bench/results/2026-11-25_h100_set_shapes.txt: 13-17%
 // faster than 256 x 15 at 2^26 and 2^28; larger tiles amortize the Balanced Path searches). With
 // values, 128 x 31 takes 139 registers a thread (the steps' positions stay live), so pairs and
-// wider keys keep merge's 256 x 15 (x 7 past 8 bytes). The keys' shape keeps 7 CTAs an SM (72
-// registers, 16 bytes spilled): with its 32 loads in flight at once ptxas took 80 registers, 6
-// CTAs an SM, and set operations on keys ran 1-5% slower at 2^24-2^28 than capped
-// (bench/results/2026-11-26_h100_loads_first_ab.txt).
+// wider keys keep merge's 256 x 15 (x 7 past 8 bytes). The keys' shape asks for 8 CTAs an SM (64
+// registers, 16-48 bytes spilled): uncapped, ptxas took 80 registers (6 CTAs) and set operations
+// on keys ran 1-5% slower at 2^24-2^28 than at 7 CTAs (72 registers;
+// bench/results/2026-11-26_h100_loads_first_ab.txt), which ran 1-2.5% slower than 8 at 2^26-2^28
+// (2026-11-27_h100_set_writable_ab.txt; larger tiles and 9 CTAs were slower still).
 template <typename K, typename V = empty_t>
-using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31, 7>,
+using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31, 8>,
                                       launch_params<256, (sizeof(K) <= 8 ? 15 : 7)>>;
 
 namespace detail {
@@ -118,6 +119,9 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
       cta_scan<NT, int>::template scan<scan_kind::exclusive>(tid, selected.count(), s.scan, plus<int>(), tile_prefix);
   const int first = place.prefix.value, tile_kept = place.reduction;
   const std::int64_t tile_start = s.tile_start;
+  // The outputs the tile writes: its kept keys short of `bound`, tested once here rather than in
+  // 64 bits at every output.
+  const int writable = tile_start >= bound ? 0 : bound - tile_start < tile_kept ? int(bound - tile_start) : tile_kept;
 
   // The scan's barriers came after every thread's steps: the tile's inputs in keys[] are no
   // longer read, and the kept keys take their place, in order.
@@ -129,7 +133,7 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
     int j = NT * i + tid;
-    if (j < tile_kept && tile_start + j < bound) keys_out[tile_start + j] = s.keys[j];
+    if (j < writable) keys_out[tile_start + j] = s.keys[j];
   }
 
   if constexpr (has_values_v<V>) {
@@ -143,7 +147,7 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       int j = NT * i + tid;
-      if (j < tile_kept) {
+      if (j < writable) {
         int index = s.indices[j];
         values[i] = index < a_count ? V(a_values[lo.a + index]) : V(b_values[lo.b + (index - a_count)]);
       }
@@ -151,7 +155,7 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       int j = NT * i + tid;
-      if (j < tile_kept && tile_start + j < bound) values_out[tile_start + j] = values[i];
+      if (j < writable) values_out[tile_start + j] = values[i];
     }
   }
 }
