@@ -47,7 +47,8 @@ namespace mgpu {
 // registers, 16-48 bytes spilled): uncapped, ptxas took 80 registers (6 CTAs) and set operations
 // on keys ran 1-5% slower at 2^24-2^28 than at 7 CTAs (72 registers;
 // bench/results/2026-11-26_h100_loads_first_ab.txt), which ran 1-2.5% slower than 8 at 2^26-2^28
-// (2026-11-27_h100_set_writable_ab.txt; larger tiles and 9 CTAs were slower still).
+// (bench/results/2026-11-27_h100_set_writable_ab.txt; larger tiles, 9 CTAs an SM and CTAs of 64
+// threads were slower still: bench/results/2026-11-27_h100_set_tiles_vs_thrust.txt).
 template <typename K, typename V = empty_t>
 using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31, 8>,
                                       launch_params<256, (sizeof(K) <= 8 ? 15 : 7)>>;
