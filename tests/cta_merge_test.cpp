@@ -255,6 +255,17 @@ TEST(CtaMerge, MergePathMatchesBruteForce) {
         ASSERT_EQ(int(upper), mgpu::merge_path<mgpu::bounds::upper>(a.data(), int(a_count), b.data(), int(b_count),
                                                                     int(diag), comp))
             << "int counts, diag " << diag;
+        // Halving on a grid first (the partitions' searches): grids finer than, near and past the range.
+        for (std::int64_t grid : {1, 2, 3, 7, 16, 100}) {
+          mgpu::detail::merge_path_search<mgpu::bounds::lower, const int*, const int*, std::int64_t, decltype(comp)>
+              on_grid(a.data(), a_count, b.data(), b_count, diag, comp);
+          mgpu::detail::merge_path_search<mgpu::bounds::upper, const int*, const int*, std::int64_t, decltype(comp)>
+              upper_on_grid(a.data(), a_count, b.data(), b_count, diag, comp);
+          mgpu::detail::halve_on_grid(on_grid, grid);
+          mgpu::detail::halve_on_grid(upper_on_grid, grid);
+          ASSERT_EQ(lower, on_grid.begin) << "on a grid of " << grid << ", diag " << diag;
+          ASSERT_EQ(upper, upper_on_grid.begin) << "upper, on a grid of " << grid << ", diag " << diag;
+        }
       }
     };
     if (descending)
@@ -368,12 +379,15 @@ MGPU_TEST(CtaMerge, GroupSearchMatchesStd) {
 }
 
 // merge_path_partitions on the device, both bounds, spacings that divide the total and ones that
-// do not (1, a prime, one larger than the total), against brute_merge_paths at every boundary.
+// do not (1, a prime, one larger than the total), against brute_merge_paths at every boundary. The
+// largest shape's spacing of 7 makes 50,000 searches: too many for groups of lanes, so each thread
+// halves on the grid of the spacing first (halve_on_grid).
 MGPU_TEST(CtaMerge, MergePathPartitionsMatchTheHost) {
   mgpu::context owner;
   mgpu::context ctx(owner.stream(), std::make_shared<poisoning_allocator>());
   MGPU_SEEDED_RNG(rng);
-  const std::pair<std::int64_t, std::int64_t> shapes[] = {{0, 0}, {1, 0}, {0, 7}, {1000, 777}, {3001, 5}, {4096, 4096}};
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{0, 0},    {1, 0},       {0, 7},          {1000, 777},
+                                                          {3001, 5}, {4096, 4096}, {200000, 150000}};
   for (auto [a_count, b_count] : shapes) {
     std::int64_t total = a_count + b_count;
     for (std::int64_t distinct : {std::int64_t(3), std::int64_t(1) << 30}) {

@@ -135,7 +135,7 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
               src_keys + pair.first, pair.a_end - pair.first, src_keys + pair.a_end, pair.b_end - pair.a_end,
               position(t) - pair.first, comp);
         },
-        [=] MGPU_LAMBDA(std::int64_t t, std::int64_t x) { partitions[t] = tile_pair(t).first + x; }, ctx);
+        [=] MGPU_LAMBDA(std::int64_t t, std::int64_t x) { partitions[t] = tile_pair(t).first + x; }, ctx, P::nv);
   }
   const std::int64_t* p = partitions;
   if (p)

@@ -74,16 +74,21 @@ MGPU_DEVICE void merge_tile_bounds(search_bounds_t, int tid, int, AIt a, std::in
 
 // Runs `count` independent searches: make_search(i) returns search i (a detail::search_range
 // with its go_right, as group_search takes), and store(i, answer) receives its answer, called by
-// one lane of its group. Stream-ordered; count >= 1.
+// one lane of its group. Searches run a thread each (where they are many) first halve on the
+// multiples of `grid` (halve_on_grid; 0: plain halving): the Merge Path partitions pass their
+// spacing. Stream-ordered; count >= 1.
 template <typename MakeSearch, typename Store>
-void run_searches(std::int64_t count, MakeSearch make_search, Store store, context& ctx) {
+void run_searches(std::int64_t count, MakeSearch make_search, Store store, context& ctx, std::int64_t grid = 0) {
   const int lanes = lanes_per_search(count, ctx);
   auto kernel = [=] MGPU_LAMBDA(int tid, int cta) {
     std::int64_t thread = std::int64_t(cta) * search_params::nt + tid;
     std::int64_t i = thread / lanes;
     // Lanes past the last search run a copy of it: a group search needs the whole warp.
     auto search = make_search(i < count ? i : count - 1);
-    group_search(search, lanes);
+    if (lanes == 1 && grid > 1)
+      halve_on_grid(search, decltype(search.begin)(grid));
+    else
+      group_search(search, lanes);
     if (i < count && thread % lanes == 0) store(i, search.begin);
   };
   cta_launch<search_params>(kernel, num_tiles<search_params>(count * lanes, "mgpu::detail::run_searches"), ctx);
@@ -114,7 +119,7 @@ buffer<std::int64_t> merge_path_partitions(AIt a, std::int64_t a_count, BIt b, s
       [=] MGPU_LAMBDA(std::int64_t i) {
         return detail::merge_path_search<B, AIt, BIt, std::int64_t, Comp>(a, a_count, b, b_count, diag(i), comp);
       },
-      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t x) { p[i] = x; }, ctx);
+      [=] MGPU_LAMBDA(std::int64_t i, std::int64_t x) { p[i] = x; }, ctx, spacing);
   return partitions;
 }
 
@@ -146,7 +151,7 @@ buffer<balanced_split<std::int64_t>> balanced_path_partitions(AIt a, std::int64_
       [=] MGPU_LAMBDA(std::int64_t i, std::int64_t x) {
         p[i] = detail::balance_merge_path_cut(a, a_count, b, b_count, diag(i), x, comp);
       },
-      ctx);
+      ctx, spacing);
   return partitions;
 }
 
