@@ -112,6 +112,10 @@ MGPU_TYPED_TEST(SegmentedSortTyped, EveryProfileMatchesPerSegmentStableSort) {
     check_segmented_sort(ctx, keys, fixed_heads(n, 32), mgpu::less<T>());
     check_segmented_sort(ctx, keys, random_heads(n, 20, rng), mgpu::greater<T>());
     check_segmented_sort(ctx, keys, random_heads(n, 44, rng), mgpu::less<T>());
+    // Segments that a warp merge-sorts on its own (33 up to 256 keys where keys and values take 4
+    // bytes, 128 where either takes 8), and just past that; random sizes around both.
+    for (std::int64_t size : {33, 96, 256, 257}) check_segmented_sort(ctx, keys, fixed_heads(n, size), mgpu::less<T>());
+    check_segmented_sort(ctx, keys, random_heads(n, 300, rng), mgpu::greater<T>());
     std::vector<int> long_first(7, 0);  // 7 empty segments, [0, 40), then segments of one
     for (std::int64_t h = 40; h < n; ++h) long_first.push_back(int(h));
     check_segmented_sort(ctx, keys, long_first, mgpu::less<T>());
@@ -473,17 +477,18 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
 // Issue 20: the merge levels take one launch however many there are: sorts of 5 and of 40 tiles
 // (3 and 6 levels) enqueue the same work, for short segments (no level has any) and for one
 // segment (every level merges): the tiles' ends (by heads they also find the tiles' heads, and
-// they zero the counters), the blocksort and the levels. Segments of 8 by heads in 5 tiles take a
-// warp a segment, in a kernel that also finds the tiles' ends: two launches. (In 40 tiles they
-// make more than three waves of those CTAs on an H100, and the blocksort runs.)
+// they zero the counters), the blocksort and the levels. (Segments of 300: longer than a warp
+// sorts on its own.) Segments of 8 or 100 by heads in 5 tiles take a warp a segment, in a kernel
+// that also finds the tiles' ends: two launches. (Segments of 8 in 40 tiles make more than three
+// waves of those CTAs on an H100, and the blocksort runs.)
 MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
   mgpu::context ctx;
   const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
   const std::int64_t most = 40 * nv;
   mgpu::buffer<int> keys(most, ctx);
   keys.fill(1);
-  mgpu::buffer<int> short_heads(fixed_heads(most, 100), ctx), one_head(std::vector<int>{0}, ctx),
-      warp_heads(fixed_heads(most, 8), ctx);
+  mgpu::buffer<int> short_heads(fixed_heads(most, 300), ctx), one_head(std::vector<int>{0}, ctx),
+      warp_heads(fixed_heads(most, 8), ctx), warp_merge_heads(fixed_heads(most, 100), ctx);
   int* k = keys.data();
   auto call = [&](const mgpu::buffer<int>& heads, std::int64_t length, std::int64_t n) {
     // The heads in [0, n): segments of `length` from 0, or the one head.
@@ -491,11 +496,12 @@ MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
     return count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, segments, mgpu::less<>(), c); });
   };
   for (const mgpu::buffer<int>* heads : {&short_heads, &one_head}) {
-    enqueued few = call(*heads, 100, 5 * nv), many = call(*heads, 100, most);
+    enqueued few = call(*heads, 300, 5 * nv), many = call(*heads, 300, most);
     EXPECT_EQ(few, many);
     EXPECT_EQ(few.kernels, 3);
   }
   EXPECT_EQ(call(warp_heads, 8, 5 * nv).kernels, 2);
+  EXPECT_EQ(call(warp_merge_heads, 100, 5 * nv).kernels, 2);
 }
 
 // Issue 20: an input of one tile is its blocksort alone, one launch with no temporaries, whichever

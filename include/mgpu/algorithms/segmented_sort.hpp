@@ -23,11 +23,13 @@
 // A single segment therefore costs about what mergesort costs; segments of up to a tile cost one
 // blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
 // blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
-// By heads, an input of one tile or of at most NT tiles whose segments average at most 32 keys
-// takes a CTA per NT / 32 segments in place of the blocksort: a warp sorts each segment of up to
-// 32 keys in registers (warp_sort), and only a CTA holding a longer one runs the blocksort's code
-// on it. With several tiles the same kernel also finds the tiles' ends and sorts the tiles' parts
-// of the segments longer than a tile (the levels merge them): two launches in all.
+// By heads, an input of one tile or of at most NT tiles whose segments average at most
+// short_segment_max keys (256 for 4-byte keys) takes a CTA per NT / 32 segments in place of the
+// blocksort: a warp sorts each segment of up to 32 keys in registers (warp_sort), one of up to
+// short_segment_max by a merge sort of its own (cta_sort of one warp), and only a CTA holding a
+// longer one runs the blocksort's code on it. With several tiles the same kernel also finds the
+// tiles' ends and sorts the tiles' parts of the segments longer than a tile (the levels merge
+// them): two launches in all.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -325,12 +327,31 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
   return lt;
 }
 
-// Segments by heads that average at most a warp's width, in one tile or a few: their segments
-// [h(s - 1), h(s)) numbered s = 0 .. num_heads (h(-1) = 0, h(num_heads) = count), CTAs of NT / 32
-// warps take NT / 32 consecutive segments, a warp each. A warp sorts a segment of at most 32 keys in
-// registers (warp_sort) and writes it back in place; a CTA with a longer segment among its own sorts
-// their whole range with `sort_range`, in pieces of at most NV keys that begin and end on segment
-// boundaries. Shared memory is touched only where a segment is long. With several tiles (`ends`
+// Steps per lane of the merge sort by which a warp sorts a segment of 33 keys or more
+// (sort_short_segments): up to 8, fewer for larger keys or values, so that the 8 warps of a CTA keep
+// their runs in at most 8 KiB of shared memory beside the blocksort's (within the 48 KiB a kernel
+// may declare); below 2, none (segments of more than 32 keys then take the blocksort's code).
+template <typename K, typename V>
+constexpr int warp_merge_vt() {
+  constexpr int bytes = int(sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
+  constexpr int vt = 8 * 1024 / (8 * warp_size * bytes);
+  return vt > 8 ? 8 : vt < 2 ? 1 : vt;
+}
+// The longest segment a warp sorts on its own.
+template <typename K, typename V>
+constexpr int short_segment_max() {
+  return warp_size * warp_merge_vt<K, V>();
+}
+
+// Segments by heads that average at most short_segment_max keys, in one tile or a few: their
+// segments [h(s - 1), h(s)) numbered s = 0 .. num_heads (h(-1) = 0, h(num_heads) = count), CTAs of
+// NT / 32 warps take NT / 32 consecutive segments, a warp each. A warp sorts a segment of at most 32
+// keys in registers (warp_sort), one of at most short_segment_max keys by a merge sort of its own
+// (cta_sort of 32 threads, whose barriers are the warp's: warp_merge_vt keys a lane, then up to five
+// merge rounds in the warp's shared memory), and writes it back in place; a CTA with a longer
+// segment among its own sorts their whole range with `sort_range`, in pieces of at most NV keys that
+// begin and end on segment boundaries. Shared memory is touched only where a segment is longer than
+// 32 keys. With several tiles (`ends`
 // not null) CTA t also finds tile t's end segments, for the merge levels (ends[t]; CTA 0 zeroes
 // the levels' two counters, level_counters[0, 2)), and sorts tile t's parts of the segments longer
 // than a tile (`sort_range` on a part, before its groups), which the groups leave alone: no
@@ -346,12 +367,15 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
                          head_index<HeadIt> index, tile_segments* ends, unsigned* level_counters, int tiles,
                          SortRange sort_range, Comp comp, context& ctx) {
   constexpr int warps = P::nt / warp_size;
+  using warp_merge = cta_sort<warp_size, warp_merge_vt<K, V>(), K, V>;
   const HeadIt heads = segments.heads;
   const std::int64_t num_heads = segments.num_heads;
   const std::int64_t groups = num_heads / warps + 1;  // of `warps` segments: num_heads + 1 of them
   auto sort_group = [=] MGPU_LAMBDA(int tid, int cta) {
     ValuesIn group_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
     V* group_values = values;
+    K* group_keys = keys;
+    const Comp group_comp = comp;
     // Several tiles: tile `cta`'s end segments, and how many of them are longer than a tile.
     __shared__ tile_segments tile_ends;
     int parts = 0;
@@ -390,12 +414,14 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
         const std::int64_t segment = first + tid / warp_size;
         begin = start(segment);
         const std::int64_t end = segment < last ? start(segment + 1) : begin;
-        length = end > begin ? (end - begin < 2 * warp_size ? int(end - begin) : 2 * warp_size) : 0;
+        // (Capped one past the longest a warp sorts: longer ones are the CTA's.)
+        constexpr int cap = short_segment_max<K, V>() + 1;
+        length = end > begin ? (end - begin < cap ? int(end - begin) : cap) : 0;
         // (Past `last`, start() gives start(last): `last` is then num_heads + 1, and both are count.)
         if (tid % warp_size == 0) bounds[tid / warp_size] = begin;
         if (tid == P::nt - 1) bounds[warps] = end;
       }
-      if (part || __syncthreads_or(length > warp_size)) {
+      if (part || __syncthreads_or(length > short_segment_max<K, V>())) {
         // The blocksort's code, on the tile's part of a long segment, or on pieces of consecutive
         // segments, each as long as fits in NV keys (every thread computes the same ones). A
         // segment longer than NV is the tiles' parts' (with unsorted heads, undefined in unchecked
@@ -424,6 +450,30 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
           }
           if (r1 > r0) sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV), !part, range, which);
           if (part) break;
+        }
+      } else if (length > warp_size) {  // (the same for the whole warp)
+        if constexpr (warp_merge_vt<K, V>() > 1) {
+          // The warp's own merge sort: wvt keys a lane in thread order, its runs in its own
+          // shared memory; every load before the first store, so the writes in place are safe.
+          constexpr int wvt = warp_merge_vt<K, V>();
+          __shared__ typename warp_merge::storage_t warp_storage[warps];
+          const int lane = tid % warp_size;
+          array_t<K, wvt> k;
+          array_t<V, wvt> v;
+          MGPU_UNROLL
+          for (int i = 0; i < wvt; ++i) {
+            const std::int64_t at = begin + (wvt * lane + i < length ? wvt * lane + i : 0);
+            k[i] = group_keys[at];
+            if constexpr (has_values_v<V>) v[i] = group_values_in[at];
+          }
+          warp_merge::sort(k, v, warp_storage[tid / warp_size], lane, length, group_comp);
+          MGPU_UNROLL
+          for (int i = 0; i < wvt; ++i) {
+            if (wvt * lane + i < length) {
+              group_keys[begin + wvt * lane + i] = k[i];
+              if constexpr (has_values_v<V>) group_values[begin + wvt * lane + i] = v[i];
+            }
+          }
         }
       } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
         const int lane = tid % warp_size;
@@ -604,14 +654,14 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
                           c.begin, int(c.end - c.begin), comp, s.crossing);
     }
   };
-  // Segments by heads that average at most a warp's width, in one tile or in at most NT tiles (so
-  // that every CTA of the level kernel can read all the tiles' ends): a warp a segment, the
-  // blocksort's code for longer ones (sort_short_segments; no register cap: under the blocksort's,
+  // Segments by heads that average at most short_segment_max keys, in one tile or in at most NT
+  // tiles (so that every CTA of the level kernel can read all the tiles' ends): a warp a segment,
+  // the blocksort's code for longer ones (sort_short_segments; no register cap: under the blocksort's,
   // the blocksort's code spilled in this kernel). Past NT tiles the blocksort's own CTAs are many;
   // past three waves of NT / 32 segments a CTA, the warps' CTAs are too many.
   bool sorted = false;
   if constexpr (is_segment_heads_v<Segments>)
-    if (segments.num_heads >= count / warp_size && tiles <= NT)
+    if (segments.num_heads >= count / short_segment_max<K, V>() && tiles <= NT)
       sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(keys, values_in, values, count, segments, index,
                                                                  single ? nullptr : ends_p, next_item_p, tiles,
                                                                  blocksort_range, comp, ctx);

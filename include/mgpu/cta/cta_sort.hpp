@@ -4,7 +4,9 @@
 // thread order. Each thread sorts its own VT keys with a sorting network, then log2(NT) rounds
 // of merges in shared memory double the sorted runs (VT, 2 VT, ..., NV), each thread merging VT
 // outputs of its pair of runs found by Merge Path; a partial tile stops once one run holds all of
-// it. The first stage of mergesort.
+// it. The first stage of mergesort. With NT = 32 it synchronizes as a warp (__syncwarp), so each
+// warp of a larger CTA can sort on its own, with storage of its own (segmented_sort does, a
+// segment a warp).
 //
 // cta_segmented_sort: the same rounds for a tile cut into segments, each sorted on its own (the
 // first stage of segmented_sort). In a round, the only elements that move are those of the one
@@ -50,7 +52,7 @@ struct cta_sort {
       if (VT * (coop / 2) >= count) break;  // one run already holds the whole (short) tile
       MGPU_UNROLL
       for (int i = 0; i < VT; ++i) storage.keys[VT * tid + i] = keys[i];
-      __syncthreads();
+      sync();
       // This thread's group of `coop` threads merges two runs of coop / 2 * VT keys.
       int first = tid & ~(coop - 1);
       int a_begin = min_of(VT * first, count), a_end = min_of(VT * (first + coop / 2), count);
@@ -59,21 +61,27 @@ struct cta_sort {
       int mp = merge_path(storage.keys + a_begin, a_end - a_begin, storage.keys + a_end, b_end - a_end, diag, comp);
       merge_range range{a_begin + mp, a_end, a_end + diag - mp, b_end};
       merge_pair<K, VT> merged = serial_merge<VT>(storage.keys, range, comp);
-      __syncthreads();
+      sync();
       keys = merged.keys;
       if constexpr (has_values_v<V>) {
         MGPU_UNROLL
         for (int i = 0; i < VT; ++i) storage.values[VT * tid + i] = values[i];
-        __syncthreads();
+        sync();
         MGPU_UNROLL
         for (int i = 0; i < VT; ++i) values[i] = storage.values[merged.indices[i]];
-        __syncthreads();
+        sync();
       }
     }
   }
 
  private:
   MGPU_DEVICE static int min_of(int a, int b) { return a < b ? a : b; }
+  MGPU_DEVICE static void sync() {
+    if constexpr (NT == warp_size)
+      __syncwarp();
+    else
+      __syncthreads();
+  }
 };
 
 template <int NT, int VT, typename K, typename V = empty_t>
