@@ -24,7 +24,7 @@
 // blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
 // blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
 // By heads, an input of one tile or of at most NT tiles whose segments average at most
-// short_segment_max keys (256 for 4-byte keys) takes a CTA per NT / 32 segments in place of the
+// short_segment_max keys (256 for 4-byte keys and values) takes a CTA per NT / 32 segments in place of the
 // blocksort: a warp sorts each segment of up to 32 keys in registers (warp_sort), one of up to
 // short_segment_max by a merge sort of its own (cta_sort of one warp), and only a CTA holding a
 // longer one runs the blocksort's code on it. With several tiles the same kernel also finds the
