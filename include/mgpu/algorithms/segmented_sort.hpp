@@ -329,7 +329,7 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
 
 // Steps per lane of the merge sort by which a warp sorts a segment of 33 keys or more
 // (sort_short_segments): up to 8, fewer for larger keys or values, so that the 8 warps of a CTA keep
-// their runs in at most 8 KiB of shared memory beside the blocksort's (within the 48 KiB a kernel
+// their runs in about 8 KiB of shared memory beside the blocksort's (within the 48 KiB a kernel
 // may declare); below 2, none (segments of more than 32 keys then take the blocksort's code).
 template <typename K, typename V>
 constexpr int warp_merge_vt() {
@@ -351,16 +351,16 @@ constexpr int short_segment_max() {
 // merge rounds in the warp's shared memory), and writes it back in place; a CTA with a longer
 // segment among its own sorts their whole range with `sort_range`, in pieces of at most NV keys that
 // begin and end on segment boundaries. Shared memory is touched only where a segment is longer than
-// 32 keys. With several tiles (`ends`
-// not null) CTA t also finds tile t's end segments, for the merge levels (ends[t]; CTA 0 zeroes
-// the levels' two counters, level_counters[0, 2)), and sorts tile t's parts of the segments longer
-// than a tile (`sort_range` on a part, before its groups), which the groups leave alone: no
-// launch before this one and no decision across the grid, where finding the ends first took a
-// launch, whose host cost (about 3.4 us on the H100's host) showed in calls of 10^4 keys. Returns
-// false, launching nothing, where the grid for several tiles would take more than three waves of CTAs:
-// on an H100 (2 CTAs an SM: the blocksort's code takes about 120 registers) 10^5 int keys in
-// segments of 16 (2.96 waves) sorted 1.08x faster than by the blocksort, in segments of 8 (5.9
-// waves) 1.21x slower (bench/results/2026-11-27_h100_segsort_warp_tiles_ab.txt).
+// 32 keys. With several tiles (`ends` not null) CTA t also finds tile t's end segments, for the
+// merge levels (ends[t]; CTA 0 zeroes the levels' two counters, level_counters[0, 2)), and sorts
+// tile t's parts of the segments longer than a tile (`sort_range` on a part, before its groups),
+// which the groups leave alone: no launch before this one and no decision across the grid, where
+// finding the ends first took a launch, whose host cost (about 3.4 us on the H100's host) showed
+// in calls of 10^4 keys. Returns false, launching nothing, where the grid for several tiles would
+// take more than three waves of CTAs: on an H100 (2 CTAs an SM: the blocksort's code takes about
+// 120 registers) 10^5 int keys in segments of 16 (2.96 waves) sorted 1.08x faster than by the
+// blocksort, in segments of 8 (5.9 waves) 1.21x slower
+// (bench/results/2026-11-27_h100_segsort_warp_tiles_ab.txt).
 template <typename P, int NV, typename K, typename ValuesIn, typename V, typename HeadIt, typename SortRange,
           typename Comp>
 bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
