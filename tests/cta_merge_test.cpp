@@ -518,6 +518,58 @@ MGPU_TEST(CtaMerge, CtaSortSortsEachTileStably) {
   check_tile_sort<64, 3, int>(ctx, 64 * 3 * 4 + 2, 1, mgpu::less<int>(), rng);  // all equal: the identity
 }
 
+// cta_sort of one warp (NT = 32: its barriers are __syncwarp) run by each warp of a CTA of four on
+// its own chunk of 32 * VT keys with storage of its own, the warps taking different numbers of merge
+// rounds (each chunk has its own count, from 0 to all of it): every chunk against std::stable_sort,
+// keys and positions (stability).
+MGPU_TEST(CtaMerge, CtaSortOfOneWarpSortsPerWarp) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  constexpr int VT = 8, NV = 32 * VT, warps = 4;
+  const int chunks = 4 * warps + 3;  // a last CTA with warps that have no chunk
+  std::vector<int> keys = random_keys<int>(std::int64_t(chunks) * NV, 9, rng), counts(chunks);
+  for (int c = 0; c < chunks; ++c)
+    counts[std::size_t(c)] = c == 0 ? 0 : c == 1 ? 1 : c == 2 ? NV : c == 3 ? VT + 1 : int(rng() % (NV + 1));
+  mgpu::buffer<int> k(keys, ctx), n(counts, ctx), sorted = poisoned<int>(std::int64_t(chunks) * NV, ctx),
+                                                  positions = poisoned<int>(std::int64_t(chunks) * NV, ctx);
+  const int *pk = k.data(), *pn = n.data();
+  int *ps = sorted.data(), *pp = positions.data();
+  mgpu::cta_launch<32 * warps>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        using sort_t = mgpu::cta_sort<32, VT, int, int>;
+        __shared__ typename sort_t::storage_t storage[warps];
+        const int c = warps * cta + tid / 32, lane = tid % 32;
+        if (c >= chunks) return;  // (a whole warp)
+        const int count = pn[c];
+        mgpu::array_t<int, VT> x, at;
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) {
+          at[i] = VT * lane + i;
+          x[i] = pk[c * NV + at[i]];
+        }
+        sort_t::sort(x, at, storage[tid / 32], lane, count, mgpu::less<int>());
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i)
+          if (VT * lane + i < count) ps[c * NV + VT * lane + i] = x[i], pp[c * NV + VT * lane + i] = at[i];
+      },
+      (chunks + warps - 1) / warps, ctx);
+  std::vector<int> got_keys = sorted.to_host(), got_positions = positions.to_host();
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<int> expected_keys, expected_positions;
+    std::vector<int> chunk(keys.begin() + std::ptrdiff_t(c) * NV, keys.begin() + std::ptrdiff_t(c + 1) * NV);
+    stable_sort_range(chunk, 0, counts[std::size_t(c)], mgpu::less<int>(), expected_keys, expected_positions);
+    for (int i = 0; i < NV; ++i) {
+      const std::size_t g = std::size_t(c) * NV + std::size_t(i);
+      if (i < counts[std::size_t(c)]) {
+        ASSERT_EQ(expected_keys[std::size_t(i)], got_keys[g]) << "chunk " << c << ", position " << i;
+        ASSERT_EQ(expected_positions[std::size_t(i)], got_positions[g]) << "chunk " << c << ", position " << i;
+      } else {
+        ASSERT_EQ(poison<int>(), got_keys[g]) << "chunk " << c << ", past its count at " << i;
+      }
+    }
+  }
+}
+
 // odd_even_sort on one thread's registers, in a user kernel and on the host: all VT keys and the
 // first `valid` of them (the rest must not move), stability through positions.
 MGPU_TEST(CtaMerge, OddEvenSortSortsOneThreadsRegisters) {
