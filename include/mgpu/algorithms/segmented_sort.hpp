@@ -372,7 +372,8 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
   const std::int64_t num_heads = segments.num_heads;
   const std::int64_t groups = num_heads / warps + 1;  // of `warps` segments: num_heads + 1 of them
   auto sort_group = [=] MGPU_LAMBDA(int tid, int cta) {
-    ValuesIn group_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
+    // Copies read by every branch below (nvcc forbids a first capture inside `if constexpr`).
+    ValuesIn group_values_in = values_in;
     V* group_values = values;
     K* group_keys = keys;
     const Comp group_comp = comp;
@@ -477,14 +478,14 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
         }
       } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
         const int lane = tid % warp_size;
-        warp_sorted<K> sorted = warp_sort(keys[begin + (lane < length ? lane : 0)], length, comp);
+        warp_sorted<K> sorted = warp_sort(group_keys[begin + (lane < length ? lane : 0)], length, group_comp);
         if constexpr (has_values_v<V>) {
           // The values are fetched by source position, which the warp's writes would overwrite.
           V value = group_values_in[begin + (lane < length ? sorted.source : 0)];
           __syncwarp();
           if (lane < length) group_values[begin + lane] = value;
         }
-        if (lane < length) keys[begin + lane] = sorted.key;
+        if (lane < length) group_keys[begin + lane] = sorted.key;
       }
       __syncthreads();
     }
@@ -587,7 +588,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     // whole range finds out from its heads' marks.
     bool one_segment = e.first.end >= t0 + valid;
     if (!one_segment) {
-      for (int i = tid; i < NV; i += NT) s.head_at[i] = 0;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) s.head_at[NT * i + tid] = 0;
       __syncthreads();
       one_segment = !__syncthreads_or(
           index.template mark_heads<NT>(tid, whole ? range : index.heads_of_tile(tile), t0, valid, s.head_at));
@@ -615,19 +617,28 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
     }
 
-    // Each element goes to the array its segment's parity picks for the blocksort (level -1).
-    auto to_caller = [&](std::int64_t p) {
-      int last = p < e.first.end ? e.first_level : p >= e.last.begin ? e.last_level : -1;
-      return writes_caller(last, -1);
-    };
+    // Each element goes to the array its segment's parity picks for the blocksort (level -1): the
+    // tile's first segment as its last level says, its last segment too, and the segments between
+    // them, finished here, to the caller's. Decided in tile positions (32 bits), and once a tile
+    // where every element goes to the caller's array, as with segments shorter than a tile.
+    const int first_end = e.first.end - t0 < valid ? int(e.first.end - t0) : valid;
+    const int last_begin = e.last.begin > t0 ? int(e.last.begin - t0) : 0;
+    const bool first_to_caller = writes_caller(e.first_level, -1), last_to_caller = writes_caller(e.last_level, -1);
     // Thread order -> strided through shared memory, then each element to its array.
     auto store = [&](const auto& x, auto* transpose, auto* caller, auto* alt) {
       reg_to_shared_thread<VT>(x, tid, transpose);
       auto strided = shared_to_reg_strided<NT, VT>(transpose, tid);
-      MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) {
-        int j = NT * i + tid;
-        if (j < valid) (to_caller(t0 + j) ? caller : alt)[t0 + j] = strided[i];
+      if (first_to_caller && last_to_caller) {
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i)
+          if (NT * i + tid < valid) caller[t0 + NT * i + tid] = strided[i];
+      } else {
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) {
+          int j = NT * i + tid;
+          bool to_caller = j < first_end ? first_to_caller : j >= last_begin ? last_to_caller : true;
+          if (j < valid) (to_caller ? caller : alt)[t0 + j] = strided[i];
+        }
       }
     };
     V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
