@@ -20,11 +20,13 @@ namespace mgpu {
 enum class set_kind { intersection, union_, difference, symmetric_difference };
 
 namespace detail {
-// What a step keeps: a key of one input alone (none equal to it is left on the other side), or a
-// matched pair (equal heads: the step consumes both and reports a's).
-constexpr bool keeps_a_alone(set_kind k) { return k != set_kind::intersection; }
-constexpr bool keeps_b_alone(set_kind k) { return k == set_kind::union_ || k == set_kind::symmetric_difference; }
-constexpr bool keeps_pair(set_kind k) { return k == set_kind::intersection || k == set_kind::union_; }
+// Whether a step that took a's head (take_a), b's (take_b) or both (a matched pair) keeps a key.
+constexpr bool keeps(set_kind k, bool take_a, bool take_b) {
+  return k == set_kind::union_         ? take_a || take_b
+         : k == set_kind::intersection ? take_a && take_b
+         : k == set_kind::difference   ? take_a && !take_b
+                                       : take_a != take_b;
+}
 }  // namespace detail
 
 // A thread's steps of a set operation: step i looked at keys[i], found at position indices[i] of
@@ -50,24 +52,21 @@ MGPU_DEVICE set_selection<T, VT> serial_set_op(const T* keys, merge_range range,
   static_assert(VT >= 1 && VT <= 32, "mgpu: a set operation's steps per thread (VT) must be 1 to 32");
   set_selection<T, VT> out;
   out.kept = 0;
-  T a_key = keys[range.a_begin];
-  T b_key = keys[range.b_begin];
+  int a_at = range.a_begin, b_at = range.b_begin;
+  T a_key = keys[a_at], b_key = keys[b_at];
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
-    bool a_left = range.a_begin < range.a_end, b_left = range.b_begin < range.b_end;
-    bool a_first = a_left && (!b_left || comp(a_key, b_key));
-    bool b_first = b_left && (!a_left || comp(b_key, a_key));
-    bool pair = a_left && b_left && !a_first && !b_first;
-    bool keep = a_first   ? detail::keeps_a_alone(kind)
-                : b_first ? detail::keeps_b_alone(kind)
-                          : pair && detail::keeps_pair(kind);
-    out.keys[i] = b_first ? b_key : a_key;
-    out.indices[i] = b_first ? range.b_begin : range.a_begin;
-    out.kept |= unsigned(keep) << i;
-    // Each list taken from moves on (both for a pair) and loads its next key, which may be the
-    // position just past its end (read, never compared).
-    if (a_first || pair) a_key = keys[++range.a_begin];
-    if (b_first || pair) b_key = keys[++range.b_begin];
+    // A step takes a's head unless b's goes first, and b's unless a's goes first: both when they
+    // are equal (a matched pair).
+    const bool take_a = a_at < range.a_end && (b_at >= range.b_end || !comp(b_key, a_key));
+    const bool take_b = b_at < range.b_end && (a_at >= range.a_end || !comp(a_key, b_key));
+    out.keys[i] = take_a ? a_key : b_key;
+    out.indices[i] = take_a ? a_at : b_at;
+    out.kept |= unsigned(detail::keeps(kind, take_a, take_b)) << i;
+    // Each list taken from moves on and loads its next key, which may be the position just past
+    // its end (read, never compared).
+    if (take_a) a_key = keys[++a_at];
+    if (take_b) b_key = keys[++b_at];
   }
   return out;
 }
