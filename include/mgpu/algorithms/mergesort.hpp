@@ -26,10 +26,14 @@ namespace mgpu {
 // The tile shape for keys of type K with values of type V (empty_t: keys only). Keys of 4 bytes
 // alone ask for 8 CTAs an SM (32 registers, 4 bytes spilled in the merge pass, which had 40 and 6
 // CTAs): 1.05x faster at 2^26 on an H100 (bench/results/2026-11-27_h100_merge_keys_caps.txt).
-// Pairs spill under a cap, and ran slower.
+// Pairs of 8 bytes or less ask for 5 CTAs an SM (48 registers, no spills): the merge pass took
+// 48 uncapped until its tile's loads chose their list's base first (load_two_lists_to_shared),
+// then 64 (4 CTAs), and ran 2% slower; tighter caps spill, and ran slower.
 template <typename K, typename V = empty_t>
 using mergesort_params = launch_params<256, (sizeof(K) + (has_values_v<V> ? sizeof(V) : 0) > 8 ? 7 : 11),
-                                       (sizeof(K) <= 4 && !has_values_v<V> ? 8 : 0)>;
+                                       (sizeof(K) <= 4 && !has_values_v<V>                   ? 8
+                                        : sizeof(K) + (has_values_v<V> ? sizeof(V) : 0) <= 8 ? 5
+                                                                                             : 0)>;
 
 namespace detail {
 

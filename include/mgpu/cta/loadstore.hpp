@@ -143,33 +143,66 @@ MGPU_DEVICE void load_rows(array_t<T, VT>& x, It input, std::int64_t begin, int 
   }
 }
 
+// How load_two_lists_to_shared addresses element j of two lists that are pointers to one type:
+// choose the list's base pointer, then index it (two selects and one address a row: about 10
+// instructions a row of a set tile, where forming both lists' 64-bit addresses and choosing one
+// took 20, and a merge tile's kernel a quarter shorter; SASS, sm_90), or form both addresses and
+// choose (fewer registers live: the segmented blocksort, at its register cap, spilled more the
+// other way). Other iterators always take the second form.
+enum class list_addressing { choose_base, choose_address };
+
+// How often a caller's tiles of load_two_lists_to_shared are partial: rare (a merge tile, full
+// but for the input's last) or common (the set and sorted-search tiles: VT + 1 rows, the last
+// partial). The partial path is tuned for its own case; see there.
+enum class partial_tiles { rare, common };
+
+namespace detail {
+template <typename AIt, typename BIt>
+constexpr bool same_pointee_v = std::is_pointer_v<AIt>&& std::is_pointer_v<BIt>&&
+    std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AIt>>, std::remove_cv_t<std::remove_pointer_t<BIt>>>;
+
+// Element j of a[0, a_count) followed by b.
+template <list_addressing L, typename T, typename AIt, typename BIt>
+MGPU_DEVICE T element_of_two_lists(AIt a, int a_count, BIt b, int j) {
+  if constexpr (L == list_addressing::choose_base && same_pointee_v<AIt, BIt>) {
+    using U = const std::remove_cv_t<std::remove_pointer_t<AIt>>;
+    const bool in_a = j < a_count;
+    return T((in_a ? static_cast<U*>(a) : static_cast<U*>(b))[in_a ? j : j - a_count]);
+  } else {
+    return j < a_count ? T(a[j]) : T(b[j - a_count]);
+  }
+}
+}  // namespace detail
+
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
 // All VT loads are issued before any store. A full tile loads whole rows; a partial one loads
 // unpredicated too (a thread past the lists' end reads the last element again): under one
 // condition (j < total) ptxas paired each load with its store, the store waiting on the load,
 // and a thread of the set and sorted-search kernels (VT + 1 rows, the last partial) had a few
-// loads in flight instead of VT (SASS, sm_90).
-template <int NT, int VT, typename T, typename AIt, typename BIt>
+// loads in flight instead of VT (SASS, sm_90). Where partial tiles are common, the rows past the
+// tile's are skipped for elements of 4 bytes or less and loaded (clamped) for wider ones: the
+// other way round, ptxas again interleaved stores with the loads, and sorted search ran 4-5%
+// slower (int64 with the rows skipped, int32 with them loaded). Where they are rare, every row
+// is loaded: skipping cost the mergesort pairs merge pass a spill and 1%
+// (bench/results/2026-11-28_h100_two_lists_load_ab.txt).
+template <int NT, int VT, list_addressing L = list_addressing::choose_base,
+          partial_tiles Partial = partial_tiles::common, typename T, typename AIt, typename BIt>
 MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
   const int total = a_count + b_count;
   array_t<T, VT> x;
   if (total == NT * VT) {
     MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      int j = NT * i + tid;
-      x[i] = j < a_count ? T(a[j]) : T(b[j - a_count]);
-    }
+    for (int i = 0; i < VT; ++i) x[i] = detail::element_of_two_lists<L, T>(a, a_count, b, NT * i + tid);
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
   } else {
-    const int rows = (total + NT - 1) / NT;
+    const int rows = (total + NT - 1) / NT, last = total - 1;
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
-      if (i < rows) {  // (the same for every thread)
-        int j = NT * i + tid < total ? NT * i + tid : total - 1;
-        x[i] = j < a_count ? T(a[j]) : T(b[j - a_count]);
-      }
+      const int j = NT * i + tid;
+      if (Partial == partial_tiles::rare || sizeof(T) > 4 || i < rows)
+        x[i] = detail::element_of_two_lists<L, T>(a, a_count, b, j < last ? j : last);
     }
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i)
