@@ -1,9 +1,10 @@
 // tests/large_counts_test.cpp
 //
 // 64-bit counts over more than 2^31 elements: merge, mergesort, segmented sort, locality sort, bulk
-// remove and insert, sorted search, load-balancing search, join, segmented reduce, reduce by key,
-// SpMV, compaction, histogram and segmented scan. GPU only: on the simulator each would take
-// minutes (the reduction's >2^31 test, in reduce_scan_test.cpp, runs on both).
+// remove and insert, set operations, sorted search, load-balancing search, join, segmented
+// reduce, reduce by key, SpMV, compaction, histogram and segmented scan. GPU only: on the
+// simulator each would take minutes (the reduction's >2^31 test, in reduce_scan_test.cpp, runs on
+// both).
 //
 // Sorts are checked on the device without a reference sort: keys are uint8 and every element
 // carries its source position (uint32 suffices below 2^32) as its value. An output is a stable
@@ -474,6 +475,96 @@ MGPU_TEST(LargeCounts, SegmentedScan2To31) {
   std::vector<unsigned long long> failed = failures.to_host();
   EXPECT_EQ(failed[0], 0ull) << "exclusive";
   EXPECT_EQ(failed[1], 0ull) << "inclusive";
+}
+
+namespace {
+// Where key v's copies start in a list of `count` keys uint8(i * 256 / count): run v holds the
+// positions [ceil(v * count / 256), ceil((v + 1) * count / 256)).
+std::int64_t run_start(std::int64_t count, int v) { return (std::int64_t(v) * count + 255) / 256; }
+
+// The key whose run of an output holds position i, given the runs' first positions at[0..256]
+// (at[256] the output's count; empty runs allowed).
+struct run_of {
+  const std::int64_t* at;
+  MGPU_HOST_DEVICE int operator()(std::int64_t i) const {
+    int lo = 0, hi = 256;  // at[lo] <= i < at[hi]
+    while (hi - lo > 1) {
+      int mid = (lo + hi) / 2;
+      if (at[mid] <= i)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+};
+
+}  // namespace
+
+// Set operations over more than 2^31 keys: a (2^30 + 12345 keys) and b (2^31 + 777) hold 256 runs
+// of equal keys each, so every key is matched across the lists and the union keeps more than
+// 2^31. The union of pairs (values: source positions, b's after a's), the intersection of keys
+// and the difference b - a of keys are checked at every position against closed forms: for a key
+// with m copies in a and n in b (m < n here), the union keeps a's m copies then b's last n - m,
+// the intersection a's m, the difference b's last n - m.
+MGPU_TEST(LargeCounts, Sets2To31) {
+  if (quick()) GTEST_SKIP() << "MGPU_TEST_QUICK";
+  mgpu::context ctx;
+  const std::int64_t a_count = (std::int64_t(1) << 30) + 12345, b_count = (std::int64_t(1) << 31) + 777;
+  std::vector<std::int64_t> a_at(257), b_at(257), union_at(257, 0), common_at(257, 0), excess_at(257, 0);
+  for (int v = 0; v <= 256; ++v) {
+    a_at[v] = run_start(a_count, v);
+    b_at[v] = run_start(b_count, v);
+  }
+  for (int v = 0; v < 256; ++v) {
+    std::int64_t m = a_at[v + 1] - a_at[v], n = b_at[v + 1] - b_at[v];
+    ASSERT_LT(m, n);
+    union_at[v + 1] = union_at[v] + n;
+    common_at[v + 1] = common_at[v] + m;
+    excess_at[v + 1] = excess_at[v] + (n - m);
+  }
+  ASSERT_GT(union_at[256], std::int64_t(1) << 31);
+  mgpu::buffer<std::int64_t> runs_a(a_at, ctx), runs_b(b_at, ctx), runs_union(union_at, ctx),
+      runs_common(common_at, ctx), runs_excess(excess_at, ctx);
+  const std::int64_t *ra = runs_a.data(), *rb = runs_b.data();
+
+  mgpu::buffer<std::uint8_t> a(a_count, ctx), b(b_count, ctx), keys(a_count + b_count, ctx);
+  mgpu::buffer<std::uint32_t> sources(a_count + b_count, ctx);
+  std::uint8_t *pa = a.data(), *pb = b.data(), *out = keys.data();
+  const std::uint32_t* src = sources.data();
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { pa[i] = std::uint8_t(i * 256 / a_count); }, a_count, ctx);
+  mgpu::transform([=] MGPU_LAMBDA(std::int64_t i) { pb[i] = std::uint8_t(i * 256 / b_count); }, b_count, ctx);
+
+  std::int64_t count = mgpu::set_union(pa, mgpu::make_counting_iterator<std::uint32_t>(0), a_count, pb,
+                                       mgpu::make_counting_iterator<std::uint32_t>(std::uint32_t(a_count)), b_count,
+                                       out, sources.data(), mgpu::less<>(), ctx);
+  ASSERT_EQ(count, union_at[256]);
+  const run_of union_run{runs_union.data()};
+  const std::int64_t* ru = runs_union.data();
+  EXPECT_EQ(count_failing(
+                count,
+                [=] MGPU_LAMBDA(std::int64_t i) {
+                  int v = union_run(i);
+                  std::int64_t r = i - ru[v], m = ra[v + 1] - ra[v];
+                  std::int64_t source = r < m ? ra[v] + r : a_count + rb[v] + r;
+                  return out[i] == v && src[i] == source;
+                },
+                ctx),
+            0ull);
+
+  count = mgpu::set_intersection(pa, a_count, pb, b_count, out, mgpu::less<>(), ctx);
+  ASSERT_EQ(count, common_at[256]);
+  const run_of common_run{runs_common.data()};
+  EXPECT_EQ(count_failing(
+                count, [=] MGPU_LAMBDA(std::int64_t i) { return out[i] == common_run(i); }, ctx),
+            0ull);
+
+  count = mgpu::set_difference(pb, b_count, pa, a_count, out, mgpu::less<>(), ctx);
+  ASSERT_EQ(count, excess_at[256]);
+  const run_of excess_run{runs_excess.data()};
+  EXPECT_EQ(count_failing(
+                count, [=] MGPU_LAMBDA(std::int64_t i) { return out[i] == excess_run(i); }, ctx),
+            0ull);
 }
 
 #endif  // MGPU_BACKEND_CUDA
