@@ -2,7 +2,7 @@
 // brute-force definitions, group_search (device, every group width) and merge_path_partitions and
 // binary_search_partitions (device) against the same definitions on the host, and user kernels written with cta_launch
 // that run cta_sort on tiles, warp_sort on a warp's lanes and odd_even_sort on one thread's
-// registers, against std::stable_sort.
+// registers, against std::stable_sort; load_two_lists_to_shared in each of its forms.
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -902,5 +902,51 @@ MGPU_TEST(CtaMerge, PartitionsRejectBadArguments) {
     std::string what = e.what();
     EXPECT_NE(what.find("mgpu::merge_path_partitions"), std::string::npos) << what;
     EXPECT_NE(what.find("'a'"), std::string::npos) << what;
+  }
+}
+
+// load_two_lists_to_shared in each of its forms (addressing by base or by address; tuned for rare
+// or common partial tiles), elements of 4 and 8 bytes, in one CTA of 32 x 7: shared[0, total) is
+// a followed by b, and nothing past it is written. The lists live in buffers of exactly their
+// size (an empty one is a null pointer), so a read outside them shows up (an error on the
+// device, a crash in the simulator): full tiles, partial ones of any row count, empty ones.
+template <mgpu::list_addressing L, mgpu::partial_tiles Partial, typename T>
+void check_load_two_lists(int a_count, int b_count, mgpu::context& ctx) {
+  constexpr int NT = 32, VT = 7;
+  std::vector<T> a, b;
+  for (int i = 0; i < a_count; ++i) a.push_back(T(1000 + i));
+  for (int i = 0; i < b_count; ++i) b.push_back(T(5000 + i));
+  mgpu::buffer<T> da(a, ctx), db(b, ctx), out = poisoned<T>(NT * VT, ctx);
+  const T* pa = a_count ? da.data() : nullptr;
+  T* pb = b_count ? db.data() : nullptr;
+  T* po = out.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int) {
+        __shared__ T shared[NT * VT];
+        for (int i = tid; i < NT * VT; i += NT) shared[i] = T(-1);
+        __syncthreads();
+        mgpu::load_two_lists_to_shared<NT, VT, L, Partial>(pa, a_count, pb, b_count, tid, shared);
+        for (int i = tid; i < NT * VT; i += NT) po[i] = shared[i];
+      },
+      1, ctx);
+  std::vector<T> got = out.to_host(), expected = a;
+  expected.insert(expected.end(), b.begin(), b.end());
+  expected.resize(NT * VT, T(-1));
+  EXPECT_TRUE(same(expected, got)) << "a_count=" << a_count << " b_count=" << b_count << " element of " << sizeof(T)
+                                   << " bytes, addressing " << int(L) << ", partial tiles " << int(Partial);
+}
+
+MGPU_TEST(CtaMerge, LoadTwoListsToSharedEveryForm) {
+  mgpu::context ctx;
+  constexpr auto base = mgpu::list_addressing::choose_base, address = mgpu::list_addressing::choose_address;
+  constexpr auto rare = mgpu::partial_tiles::rare, common = mgpu::partial_tiles::common;
+  for (auto [a_count, b_count] :
+       {std::pair{0, 0}, {1, 0}, {0, 1}, {112, 112}, {224, 0}, {0, 224}, {31, 1}, {32, 1}, {100, 93}, {0, 200}}) {
+    check_load_two_lists<base, common, int>(a_count, b_count, ctx);
+    check_load_two_lists<base, rare, int>(a_count, b_count, ctx);
+    check_load_two_lists<address, common, int>(a_count, b_count, ctx);
+    check_load_two_lists<address, rare, int>(a_count, b_count, ctx);
+    check_load_two_lists<base, common, std::int64_t>(a_count, b_count, ctx);
+    check_load_two_lists<address, rare, std::int64_t>(a_count, b_count, ctx);
   }
 }

@@ -177,14 +177,14 @@ MGPU_DEVICE T element_of_two_lists(AIt a, int a_count, BIt b, int j) {
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
 // All VT loads are issued before any store. A full tile loads whole rows; a partial one loads
-// unpredicated too (a thread past the lists' end reads the last element again): under one
-// condition (j < total) ptxas paired each load with its store, the store waiting on the load,
-// and a thread of the set and sorted-search kernels (VT + 1 rows, the last partial) had a few
-// loads in flight instead of VT (SASS, sm_90). Where partial tiles are common, the rows past the
-// tile's are skipped for elements of 4 bytes or less and loaded (clamped) for wider ones: the
-// other way round, ptxas again interleaved stores with the loads, and sorted search ran 4-5%
-// slower (int64 with the rows skipped, int32 with them loaded). Where they are rare, every row
-// is loaded: skipping cost the mergesort pairs merge pass a spill and 1%
+// unpredicated too (a thread past the lists' end reads the last element again; an empty tile
+// reads nothing): under one condition (j < total) ptxas paired each load with its store, the
+// store waiting on the load, and a thread of the set and sorted-search kernels (VT + 1 rows, the
+// last partial) had a few loads in flight instead of VT (SASS, sm_90). Where partial tiles are
+// common, the rows past the tile's are skipped for elements of 4 bytes or less and loaded
+// (clamped) for wider ones: the other way round, ptxas again interleaved stores with the loads,
+// and sorted search ran 4-5% slower (int64 with the rows skipped, int32 with them loaded). Where
+// they are rare, every row is loaded: skipping cost the mergesort pairs merge pass a spill and 1%
 // (bench/results/2026-11-28_h100_two_lists_load_ab.txt).
 template <int NT, int VT, list_addressing L = list_addressing::choose_base,
           partial_tiles Partial = partial_tiles::common, typename T, typename AIt, typename BIt>
@@ -198,10 +198,11 @@ MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count
     for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
   } else {
     const int rows = (total + NT - 1) / NT, last = total - 1;
+    constexpr bool every_row = Partial == partial_tiles::rare || sizeof(T) > 4;
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       const int j = NT * i + tid;
-      if (Partial == partial_tiles::rare || sizeof(T) > 4 || i < rows)
+      if (every_row ? total > 0 : i < rows)
         x[i] = detail::element_of_two_lists<L, T>(a, a_count, b, j < last ? j : last);
     }
     MGPU_UNROLL
