@@ -49,10 +49,12 @@ struct merge_tile_storage {
 // sorted inputs give (a_end - a_begin) + (b_end - b_begin) == out_count. Inputs that break the
 // preconditions (not sorted, or a comparator that is no strict weak order) can give splits that
 // are not monotone: the counts are then clamped, so that every read stays in the two ranges and
-// every write in the tile (the output is unspecified, memory is safe). L: how the tile's loads
-// address the two lists (load_two_lists_to_shared).
-template <typename P, typename K, typename V, list_addressing L = list_addressing::choose_base, typename AKeys,
-          typename AValues, typename BKeys, typename BValues, typename OutKeys, typename OutValues, typename Comp>
+// every write in the tile (the output is unspecified, memory is safe). L and Partial tune the
+// tile's loads (load_two_lists_to_shared): partial tiles are rare in a merge, common in the
+// segmented sort (segments end inside tiles).
+template <typename P, typename K, typename V, list_addressing L = list_addressing::choose_base,
+          partial_tiles Partial = partial_tiles::rare, typename AKeys, typename AValues, typename BKeys,
+          typename BValues, typename OutKeys, typename OutValues, typename Comp>
 MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_t a_begin, std::int64_t a_end,
                             BKeys b_keys, BValues b_values, std::int64_t b_begin, std::int64_t b_end, OutKeys out_keys,
                             OutValues out_values, std::int64_t out_first, int out_count, Comp comp,
@@ -61,8 +63,7 @@ MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_
   int a_count = int(a_given < 0 ? 0 : a_given > out_count ? out_count : a_given);
   int b_count = int(b_given < 0 ? 0 : b_given > out_count - a_count ? out_count - a_count : b_given);
   int total = a_count + b_count;
-  load_two_lists_to_shared<P::nt, P::vt, L, partial_tiles::rare>(a_keys + a_begin, a_count, b_keys + b_begin, b_count,
-                                                                 tid, s.keys);
+  load_two_lists_to_shared<P::nt, P::vt, L, Partial>(a_keys + a_begin, a_count, b_keys + b_begin, b_count, tid, s.keys);
   merge_pair<K, P::vt> merged = cta_merge_from_shared<P::nt, P::vt>(s.keys, a_count, b_count, tid, comp);
   __syncthreads();
   reg_to_mem_thread<P::nt, P::vt>(merged.keys, out_keys + out_first, tid, total, s.keys);

@@ -663,9 +663,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       __syncthreads();
       // (Both addresses formed, then one chosen: this kernel, at its register cap, spilled more
       // with the other form, and sorted segments of 16 0.4% slower.)
-      merge_tile<P, K, V, list_addressing::choose_address>(tid, keys_alt, alt_values, c.begin, t0, keys_alt, alt_values,
-                                                           t0, c.end, keys, caller_values, c.begin,
-                                                           int(c.end - c.begin), comp, s.crossing);
+      merge_tile<P, K, V, list_addressing::choose_address, partial_tiles::common>(
+          tid, keys_alt, alt_values, c.begin, t0, keys_alt, alt_values, t0, c.end, keys, caller_values, c.begin,
+          int(c.end - c.begin), comp, s.crossing);
     }
   };
   // Segments by heads that average at most short_segment_max keys, in one tile or in at most NT
@@ -801,8 +801,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
             K* dst_k = to_caller ? keys : keys_alt;
             const V* src_v = to_caller ? alt_values : caller_values;
             V* dst_v = to_caller ? caller_values : alt_values;
-            merge_tile<P, K, V>(tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
-                                lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, int(m1 - m0), comp, s.merge);
+            merge_tile<P, K, V, list_addressing::choose_base, partial_tiles::common>(
+                tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
+                lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, int(m1 - m0), comp, s.merge);
           }
           __syncthreads();
         }
