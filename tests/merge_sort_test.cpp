@@ -76,7 +76,11 @@ MGPU_TYPED_TEST(MergeSortTyped, MergesortMatchesStableSort) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   // The simulator sorts about a million keys a second: one large size per type keeps this quick.
-  for (std::int64_t n : sizes_for(mgpu::mergesort_params<T>::nv, 300007)) {
+  // The keys' tile edges, then the pairs' (check_mergesort's values are 64-bit positions).
+  std::vector<std::int64_t> sizes = sizes_for(mgpu::mergesort_params<T>::nv, 300007);
+  const std::int64_t pairs_nv = mgpu::mergesort_params<T, std::int64_t>::nv;
+  if (pairs_nv != mgpu::mergesort_params<T>::nv) sizes.insert(sizes.end(), {pairs_nv - 1, pairs_nv, pairs_nv + 1});
+  for (std::int64_t n : sizes) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_mergesort(ctx, random_keys<T>(n, 1 << 30, rng), mgpu::less<T>());
     check_mergesort(ctx, random_keys<T>(n, 17, rng), mgpu::greater<T>());

@@ -199,22 +199,30 @@ MGPU_TEST(SortedSearch, EqualityCount) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   auto lt = mgpu::less<>();
-  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv + 1), std::int64_t(40001)}) {
-    std::vector<int> a = sorted_random_keys<int>(n, 300, rng, lt), b = sorted_random_keys<int>(2 * n + 3, 300, rng, lt);
+  // a of 0, 1, nv - 1, nv and nv + 1 keys (b twice as long), then a + b of 0, 1, nv - 1, nv and
+  // nv + 1 keys, then a large input.
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes;
+  for (std::int64_t n : {0, 1, search_nv - 1, search_nv, search_nv + 1}) shapes.push_back({n, 2 * n + 3});
+  for (std::int64_t total : {0, 1, search_nv - 1, search_nv, search_nv + 1})
+    shapes.push_back({total / 3, total - total / 3});
+  shapes.push_back({40001, 80005});
+  for (auto [n, m] : shapes) {
+    SCOPED_TRACE("a_count=" + std::to_string(n) + " b_count=" + std::to_string(m));
+    std::vector<int> a = sorted_random_keys<int>(n, 300, rng, lt), b = sorted_random_keys<int>(m, 300, rng, lt);
     std::vector<std::int64_t> lower = mgpu_ref::bounds_of(a, b, false, lt), upper = mgpu_ref::bounds_of(a, b, true, lt);
     mgpu::buffer<int> da(a, ctx), db(b, ctx);
     mgpu::buffer<std::int64_t> dl(lower, ctx);
     mgpu::buffer<int> counts = poisoned<int>(n, ctx);
-    mgpu::sorted_equality_count(da.data(), dl.data(), n, db.data(), 2 * n + 3, counts.data(), lt, ctx);
+    mgpu::sorted_equality_count(da.data(), dl.data(), n, db.data(), m, counts.data(), lt, ctx);
     std::vector<int> expected;
     for (std::size_t i = 0; i < a.size(); ++i) expected.push_back(int(upper[i] - lower[i]));
-    EXPECT_TRUE(same(expected, counts.to_host())) << "n=" << n;
+    EXPECT_TRUE(same(expected, counts.to_host()));
     // A user operator: the upper bound itself.
     mgpu::buffer<int> uppers = poisoned<int>(n, ctx);
     mgpu::sorted_equality_count(
-        da.data(), dl.data(), n, db.data(), 2 * n + 3, uppers.data(), lt,
+        da.data(), dl.data(), n, db.data(), m, uppers.data(), lt,
         [] MGPU_HOST_DEVICE_LAMBDA(std::int64_t, std::int64_t u) { return u; }, ctx);
-    EXPECT_TRUE(same(std::vector<int>(upper.begin(), upper.end()), uppers.to_host())) << "n=" << n;
+    EXPECT_TRUE(same(std::vector<int>(upper.begin(), upper.end()), uppers.to_host()));
   }
 }
 
@@ -263,6 +271,15 @@ std::vector<int> random_counts(std::int64_t segments, int max_size, bool zeros, 
   std::vector<int> counts = random_keys<int>(segments, max_size + 1, rng);
   if (zeros)
     for (std::size_t i = 0; i < counts.size(); i += 2) counts[i] = 0;
+  return counts;
+}
+
+// Segments of `size` items each (the last one takes the remainder) whose steps, items plus
+// segments, number exactly `steps` (>= 1): a load-balancing tile covers nv steps.
+std::vector<int> counts_for_steps(std::int64_t steps, int size) {
+  const std::int64_t segments = std::max<std::int64_t>(1, steps / (size + 1));
+  std::vector<int> counts(std::size_t(segments), size);
+  counts.back() += int(steps - segments * (size + 1));
   return counts;
 }
 
@@ -318,7 +335,12 @@ MGPU_TEST(LoadBalance, SegmentProfiles) {
   check_lbs(ctx, 0, {0, 0, 0}, "empty segments only");
   check_lbs(ctx, 50, {}, "items in no segment");
   check_lbs(ctx, 3 * lbs_nv + 1, {5, 5, 40, lbs_nv}, "items before the first head");
-  check_lbs(ctx, lbs_nv, {0}, "one segment of a tile");
+  for (std::int64_t n : {1, lbs_nv - 1, lbs_nv, lbs_nv + 1}) check_lbs(ctx, n, {0}, "one segment");
+  for (std::int64_t steps : {lbs_nv - 1, lbs_nv, lbs_nv + 1})
+    for (int size : {0, 1, 7}) {
+      heads = heads_of(counts_for_steps(steps, size), total);
+      check_lbs(ctx, total, heads, "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
+    }
   std::int64_t large = quick() ? 10 * lbs_nv : 300007;
   check_lbs(ctx, large, {0}, "one huge segment");
   for (int max_size : {1, 8, 64, 1024}) {
@@ -332,6 +354,62 @@ MGPU_TEST(LoadBalance, SegmentProfiles) {
   heads = heads_of(zeros, total);
   check_lbs(ctx, total, heads, "many empty segments, then one of a tile");
 }
+
+namespace {
+
+// interval_expand, _gather, _scatter and _move over segments of these sizes, against serial loops:
+// expand of random doubles; gather from the segments in reverse order; scatter of even segments
+// before odd ones; move, both at once.
+void check_intervals(mgpu::context& ctx, const std::vector<int>& counts, std::mt19937_64& rng,
+                     const std::string& what) {
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of(counts, total);
+  const std::int64_t segments = std::int64_t(counts.size());
+  SCOPED_TRACE(what + ", total " + std::to_string(total));
+  std::vector<std::int64_t> seg = mgpu_ref::segments_of(total, heads);
+  mgpu::buffer<int> d_heads(heads, ctx);
+  auto segs = mgpu::segments_by_heads(d_heads.data(), segments);
+
+  std::vector<double> values = random_vector<double>(segments, rng, -100, 100);
+  mgpu::buffer<double> dv(values, ctx), out = poisoned<double>(total, ctx);
+  mgpu::interval_expand(dv.data(), total, segs, out.data(), ctx);
+  std::vector<double> expected;
+  for (std::int64_t s : seg) expected.push_back(values[std::size_t(s)]);
+  EXPECT_TRUE(same(expected, out.to_host())) << "expand";
+
+  std::vector<std::int64_t> gather(static_cast<std::size_t>(segments)), scatter(static_cast<std::size_t>(segments));
+  std::int64_t at = 0;
+  for (std::int64_t s = segments - 1; s >= 0; --s) {
+    gather[std::size_t(s)] = at;
+    at += counts[std::size_t(s)];
+  }
+  at = 0;
+  for (std::int64_t s = 0; s < segments; s += 2)
+    scatter[std::size_t(s)] = (at += counts[std::size_t(s)]) - counts[std::size_t(s)];
+  for (std::int64_t s = 1; s < segments; s += 2)
+    scatter[std::size_t(s)] = (at += counts[std::size_t(s)]) - counts[std::size_t(s)];
+  std::vector<int> input(static_cast<std::size_t>(total));
+  std::iota(input.begin(), input.end(), 1000);
+  mgpu::buffer<int> din(input, ctx), gathered = poisoned<int>(total, ctx), scattered = poisoned<int>(total, ctx),
+                                     moved = poisoned<int>(total, ctx);
+  mgpu::buffer<std::int64_t> dg(gather, ctx), ds(scatter, ctx);
+  mgpu::interval_gather(din.data(), total, segs, dg.data(), gathered.data(), ctx);
+  mgpu::interval_scatter(din.data(), total, segs, ds.data(), scattered.data(), ctx);
+  mgpu::interval_move(din.data(), total, segs, dg.data(), ds.data(), moved.data(), ctx);
+  const std::size_t items = static_cast<std::size_t>(total);
+  std::vector<int> expect_gather(items), expect_scatter(items), expect_move(items);
+  for (std::int64_t i = 0; i < total; ++i) {
+    std::int64_t s = seg[std::size_t(i)], rank = i - heads[std::size_t(s)];
+    expect_gather[std::size_t(i)] = input[std::size_t(gather[std::size_t(s)] + rank)];
+    expect_scatter[std::size_t(scatter[std::size_t(s)] + rank)] = input[std::size_t(i)];
+    expect_move[std::size_t(scatter[std::size_t(s)] + rank)] = input[std::size_t(gather[std::size_t(s)] + rank)];
+  }
+  EXPECT_TRUE(same(expect_gather, gathered.to_host())) << "gather";
+  EXPECT_TRUE(same(expect_scatter, scattered.to_host())) << "scatter";
+  EXPECT_TRUE(same(expect_move, moved.to_host())) << "move";
+}
+
+}  // namespace
 
 MGPU_TEST(Intervals, ExpandGatherScatterMove) {
   mgpu::context ctx;
@@ -349,51 +427,48 @@ MGPU_TEST(Intervals, ExpandGatherScatterMove) {
 
   for (int max_size : {1, 8, 64, 1024}) {
     std::int64_t segments = (quick() ? 4000 : 60000) / max_size + 3;
-    counts = random_counts(segments, max_size, max_size == 8, rng);
-    heads = heads_of(counts, total);
-    SCOPED_TRACE("sizes up to " + std::to_string(max_size) + ", total " + std::to_string(total));
-    std::vector<std::int64_t> seg = mgpu_ref::segments_of(total, heads);
-    mgpu::buffer<int> d_heads(heads, ctx);
-    auto segs = mgpu::segments_by_heads(d_heads.data(), segments);
+    check_intervals(ctx, random_counts(segments, max_size, max_size == 8, rng), rng,
+                    "sizes up to " + std::to_string(max_size));
+  }
+  // Items and steps (items plus segments: what a tile covers) of 0, 1, nv - 1, nv and nv + 1.
+  for (std::int64_t n : {0, 1, lbs_nv - 1, lbs_nv, lbs_nv + 1})
+    check_intervals(ctx, std::vector<int>{int(n)}, rng, "one segment of " + std::to_string(n));
+  for (std::int64_t steps : {1, lbs_nv - 1, lbs_nv, lbs_nv + 1})
+    for (int size : {0, 1, 7})
+      check_intervals(ctx, counts_for_steps(steps, size), rng,
+                      "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
+}
 
-    std::vector<double> values = random_vector<double>(segments, rng, -100, 100);
-    mgpu::buffer<double> dv(values, ctx), out = poisoned<double>(total, ctx);
-    mgpu::interval_expand(dv.data(), total, segs, out.data(), ctx);
-    std::vector<double> expected;
-    for (std::int64_t s : seg) expected.push_back(values[std::size_t(s)]);
-    EXPECT_TRUE(same(expected, out.to_host())) << "expand";
-
-    // Gather: segment s copies its items from input[gather[s], ...) (segments in reverse order).
-    std::vector<std::int64_t> gather(static_cast<std::size_t>(segments)), scatter(static_cast<std::size_t>(segments));
-    std::int64_t at = 0;
-    for (std::int64_t s = segments - 1; s >= 0; --s) {
-      gather[std::size_t(s)] = at;
-      at += counts[std::size_t(s)];
+// load_balance_partitions: entry t is the number of items among the first min(t * spacing,
+// count + num_heads) steps of the merge of items [0, count) with the heads (a head first on a tie
+// with its item), by a serial walk; ceil(steps / spacing) + 1 entries.
+MGPU_TEST(LoadBalance, PartitionsMatchTheSerialMerge) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  std::int64_t total = 0;
+  std::vector<std::vector<int>> profiles{{}, {0}, {5}, {0, 0, 0}, {3, 1, 0, 0, 7, 0, 2}};
+  profiles.push_back(random_counts(3000, 9, true, rng));
+  profiles.push_back(std::vector<int>{lbs_nv * 3 + 1});
+  for (const std::vector<int>& counts : profiles) {
+    std::vector<int> heads = heads_of(counts, total);
+    const std::int64_t num = std::int64_t(heads.size()), steps = total + num;
+    mgpu::buffer<int> dh(heads, ctx);
+    for (std::int64_t spacing : {1, 7, lbs_nv}) {
+      SCOPED_TRACE("items " + std::to_string(total) + ", heads " + std::to_string(num) + ", spacing " +
+                   std::to_string(spacing));
+      std::vector<std::int64_t> expected;
+      std::int64_t item = 0, head = 0;
+      for (std::int64_t step = 0;; ++step) {
+        if (step % spacing == 0 || step == steps) expected.push_back(item);
+        if (step == steps) break;
+        if (head < num && heads[std::size_t(head)] <= item)
+          ++head;
+        else
+          ++item;
+      }
+      mgpu::buffer<std::int64_t> got = mgpu::load_balance_partitions(total, dh.data(), num, spacing, ctx);
+      EXPECT_TRUE(same(expected, got.to_host()));
     }
-    at = 0;
-    for (std::int64_t s = 0; s < segments; s += 2)
-      scatter[std::size_t(s)] = (at += counts[std::size_t(s)]) - counts[std::size_t(s)];
-    for (std::int64_t s = 1; s < segments; s += 2)
-      scatter[std::size_t(s)] = (at += counts[std::size_t(s)]) - counts[std::size_t(s)];
-    std::vector<int> input(static_cast<std::size_t>(total));
-    std::iota(input.begin(), input.end(), 1000);
-    mgpu::buffer<int> din(input, ctx), gathered = poisoned<int>(total, ctx), scattered = poisoned<int>(total, ctx),
-                                       moved = poisoned<int>(total, ctx);
-    mgpu::buffer<std::int64_t> dg(gather, ctx), ds(scatter, ctx);
-    mgpu::interval_gather(din.data(), total, segs, dg.data(), gathered.data(), ctx);
-    mgpu::interval_scatter(din.data(), total, segs, ds.data(), scattered.data(), ctx);
-    mgpu::interval_move(din.data(), total, segs, dg.data(), ds.data(), moved.data(), ctx);
-    const std::size_t items = static_cast<std::size_t>(total);
-    std::vector<int> expect_gather(items), expect_scatter(items), expect_move(items);
-    for (std::int64_t i = 0; i < total; ++i) {
-      std::int64_t s = seg[std::size_t(i)], rank = i - heads[std::size_t(s)];
-      expect_gather[std::size_t(i)] = input[std::size_t(gather[std::size_t(s)] + rank)];
-      expect_scatter[std::size_t(scatter[std::size_t(s)] + rank)] = input[std::size_t(i)];
-      expect_move[std::size_t(scatter[std::size_t(s)] + rank)] = input[std::size_t(gather[std::size_t(s)] + rank)];
-    }
-    EXPECT_TRUE(same(expect_gather, gathered.to_host())) << "gather";
-    EXPECT_TRUE(same(expect_scatter, scattered.to_host())) << "scatter";
-    EXPECT_TRUE(same(expect_move, moved.to_host())) << "move";
   }
 }
 
@@ -482,6 +557,19 @@ MGPU_TEST(Join, EveryKind) {
   check_join(ctx, std::vector<int>{}, std::vector<int>{}, lt, "both empty");
   check_join(ctx, std::vector<int>(60, 4), std::vector<int>(45, 4), lt, "all equal: the product");
   check_join(ctx, std::vector<int>{1, 3, 5}, std::vector<int>{0, 2, 4, 6}, lt, "no matches");
+  check_join(ctx, std::vector<int>{5}, std::vector<int>{5}, lt, "one key each, equal");
+  check_join(ctx, std::vector<int>{5}, std::vector<int>{3}, lt, "one key each, different");
+  check_join(ctx, std::vector<int>{5}, std::vector<int>{}, lt, "one key, b empty");
+  // The searches' tile edge (a + b keys) and the rows' (every key matched once: rows = a_count).
+  for (std::int64_t total : {search_nv - 1, search_nv, search_nv + 1})
+    check_join(ctx, sorted_random_keys<int>(total / 2, total / 4 + 1, rng, lt),
+               sorted_random_keys<int>(total - total / 2, total / 4 + 1, rng, lt), lt,
+               "a + b of " + std::to_string(total));
+  for (std::int64_t rows : {lbs_nv / 2 - 1, lbs_nv / 2, lbs_nv - 1, lbs_nv, lbs_nv + 1}) {
+    std::vector<int> unique(static_cast<std::size_t>(rows));
+    std::iota(unique.begin(), unique.end(), 0);
+    check_join(ctx, unique, unique, lt, std::to_string(rows) + " rows");
+  }
   std::int64_t n = quick() ? 700 : 2500;
   check_join(ctx, sorted_random_keys<int>(n, n / 3, rng, lt), sorted_random_keys<int>(n, n / 3, rng, lt), lt, "random");
   check_join(ctx, sorted_random_keys<float>(n, 2 * n, rng, lt), sorted_random_keys<float>(n / 2, 2 * n, rng, lt), lt,

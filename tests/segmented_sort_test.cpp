@@ -95,9 +95,10 @@ TYPED_TEST_SUITE(SegmentedSortTyped, segsort_types);
 MGPU_TYPED_TEST(SegmentedSortTyped, EveryProfileMatchesPerSegmentStableSort) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
-  const int nv = mgpu::segmented_sort_params<T>::nv;
-  for (std::int64_t n :
-       {std::int64_t(1), std::int64_t(nv - 1), std::int64_t(nv + 1), std::int64_t(7 * nv + 5), std::int64_t(100003)}) {
+  // The keys' tile edges and the pairs' (check_segmented_sort's values are 64-bit positions).
+  const int nv = mgpu::segmented_sort_params<T>::nv, pairs_nv = mgpu::segmented_sort_params<T, std::int64_t>::nv;
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(nv - 1), std::int64_t(nv + 1), std::int64_t(pairs_nv - 1),
+                         std::int64_t(pairs_nv + 1), std::int64_t(7 * nv + 5), std::int64_t(100003)}) {
     std::vector<T> keys = random_keys<T>(n, 1000, rng);
     check_segmented_sort(ctx, keys, {}, mgpu::less<T>());                 // one segment, no heads
     check_segmented_sort(ctx, keys, {0}, mgpu::less<T>());                // one segment

@@ -41,6 +41,26 @@ std::vector<int> heads_of(const std::vector<int>& sizes, std::int64_t& total, in
 
 std::vector<int> fixed_sizes(std::int64_t segments, int size) { return std::vector<int>(std::size_t(segments), size); }
 
+// Segments of `size` items each (the last one takes the remainder) whose steps, items plus
+// segments, number exactly `steps` (>= 1): a tile of the segmented reductions by heads covers nv
+// steps.
+std::vector<int> sizes_for_steps(std::int64_t steps, int size) {
+  const std::int64_t segments = std::max<std::int64_t>(1, steps / (size + 1));
+  std::vector<int> sizes = fixed_sizes(segments, size);
+  sizes.back() += int(steps - segments * (size + 1));
+  return sizes;
+}
+
+// Segment sizes at a tile's edges: one segment of 0, 1, nv - 1, nv and nv + 1 items, and segments
+// of 0, 1 and 7 items whose steps number 1, nv - 1, nv and nv + 1.
+std::vector<std::vector<int>> sizes_around_tile(int nv) {
+  std::vector<std::vector<int>> out;
+  for (int n : {0, 1, nv - 1, nv, nv + 1}) out.push_back({n});
+  for (int steps : {1, nv - 1, nv, nv + 1})
+    for (int size : {0, 1, 7}) out.push_back(sizes_for_steps(steps, size));
+  return out;
+}
+
 std::vector<int> random_sizes(std::int64_t segments, int max_size, std::mt19937_64& rng) {
   return random_keys<int>(segments, max_size + 1, rng);
 }
@@ -309,61 +329,87 @@ struct value_of_segment {
 
 }  // namespace
 
+namespace {
+
+// lbs_segreduce over these segments (the first head at `first`), without and with cached values
+// (5 * segment + 3), against the serial reference.
+void check_lbs_segreduce(mgpu::context& ctx, const std::vector<int>& sizes, int first, const std::string& what) {
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of(sizes, total, first);
+  const std::int64_t num = std::int64_t(heads.size());
+  SCOPED_TRACE(what + ", first head " + std::to_string(first) + ", " + std::to_string(total) + " items");
+  mgpu::buffer<int> dh(heads, ctx);
+  auto segs = mgpu::segments_by_heads(dh.data(), num);
+  std::vector<affine> expected = mgpu_ref::segmented_reduce_of(
+      total, heads, identity_map, compose(),
+      [](std::int64_t i, std::int64_t s, std::int64_t r) { return map_of_item()(i, s, r); });
+  mgpu::buffer<affine> out = poisoned<affine>(num, ctx);
+  mgpu::lbs_segreduce(map_of_item(), total, segs, out.data(), identity_map, compose(), ctx);
+  EXPECT_TRUE(same(expected, out.to_host())) << "lbs_segreduce";
+
+  expected = mgpu_ref::segmented_reduce_of(
+      total, heads, identity_map, compose(),
+      [](std::int64_t i, std::int64_t s, std::int64_t r) { return map_of_item_and_value()(i, s, r, 5 * s + 3); });
+  out = poisoned<affine>(num, ctx);
+  mgpu::lbs_segreduce(map_of_item_and_value(), total, segs, mgpu::make_step_iterator<std::int64_t>(3, 5), out.data(),
+                      identity_map, compose(), ctx);
+  EXPECT_TRUE(same(expected, out.to_host())) << "lbs_segreduce with cached values";
+}
+
+}  // namespace
+
 MGPU_TEST(SegmentedReduce, LbsSegreduceArguments) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
-  std::int64_t n = quick() ? 10 * heads_nv : 100003, total = 0;
+  std::int64_t n = quick() ? 10 * heads_nv : 100003;
   for (int first : {0, 40}) {
     std::vector<int> sizes = random_sizes(n / 6, 10, rng);
     sizes.insert(sizes.begin(), 3, 0);
     sizes.push_back(heads_nv * 2 + 1);
     sizes.insert(sizes.end(), 4, 0);
-    std::vector<int> heads = heads_of(sizes, total, first);
-    const std::int64_t num = std::int64_t(heads.size());
-    SCOPED_TRACE("first head " + std::to_string(first));
-    mgpu::buffer<int> dh(heads, ctx);
-    auto segs = mgpu::segments_by_heads(dh.data(), num);
-    std::vector<affine> expected = mgpu_ref::segmented_reduce_of(
-        total, heads, identity_map, compose(),
-        [](std::int64_t i, std::int64_t s, std::int64_t r) { return map_of_item()(i, s, r); });
-    mgpu::buffer<affine> out = poisoned<affine>(num, ctx);
-    mgpu::lbs_segreduce(map_of_item(), total, segs, out.data(), identity_map, compose(), ctx);
-    EXPECT_TRUE(same(expected, out.to_host())) << "lbs_segreduce";
-
-    // Cached values: 5 * segment + 3.
-    expected = mgpu_ref::segmented_reduce_of(
-        total, heads, identity_map, compose(),
-        [](std::int64_t i, std::int64_t s, std::int64_t r) { return map_of_item_and_value()(i, s, r, 5 * s + 3); });
-    out = poisoned<affine>(num, ctx);
-    mgpu::lbs_segreduce(map_of_item_and_value(), total, segs, mgpu::make_step_iterator<std::int64_t>(3, 5), out.data(),
-                        identity_map, compose(), ctx);
-    EXPECT_TRUE(same(expected, out.to_host())) << "lbs_segreduce with cached values";
+    check_lbs_segreduce(ctx, sizes, first, "random sizes");
   }
+  // The edges of both forms' tiles (labels; and a cached 64-bit value).
+  for (int nv : {mgpu::segreduce_params<affine, mgpu::empty_t, true>::nv,
+                 mgpu::segreduce_params<affine, std::int64_t, true>::nv})
+    for (const std::vector<int>& sizes : sizes_around_tile(nv))
+      check_lbs_segreduce(ctx, sizes, 0, std::to_string(sizes.size()) + " segments");
 }
+
+namespace {
+
+// segmented_reduce_indirect: each segment reads its own stretch of a longer input, anywhere in it
+// (stretches may overlap), against the serial reference.
+void check_indirect(mgpu::context& ctx, const std::vector<int>& sizes, std::mt19937_64& rng, const std::string& what) {
+  std::int64_t total = 0;
+  std::vector<int> heads = heads_of(sizes, total);
+  const std::int64_t num = std::int64_t(heads.size());
+  std::int64_t input_size = total + 5000;
+  std::vector<affine> input = random_affines(input_size, rng);
+  std::vector<std::int64_t> sources;
+  for (int size : sizes) sources.push_back(std::int64_t(rng() % std::uint64_t(input_size - size + 1)));
+  std::vector<affine> expected = mgpu_ref::segmented_reduce_of(
+      total, heads, identity_map, compose(),
+      [&](std::int64_t, std::int64_t s, std::int64_t r) { return input[std::size_t(sources[std::size_t(s)] + r)]; });
+  mgpu::buffer<affine> din(input, ctx), out = poisoned<affine>(num, ctx);
+  mgpu::buffer<int> dh(heads, ctx);
+  mgpu::buffer<std::int64_t> ds(sources, ctx);
+  mgpu::segmented_reduce_indirect(din.data(), total, mgpu::segments_by_heads(dh.data(), num), ds.data(), out.data(),
+                                  identity_map, compose(), ctx);
+  EXPECT_TRUE(same(expected, out.to_host())) << what << ", " << num << " segments, " << total << " items";
+}
+
+}  // namespace
 
 MGPU_TEST(SegmentedReduce, IndirectSources) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
-  std::int64_t n = quick() ? 10 * heads_nv : 200003, total = 0;
-  for (int max_size : {3, 40, 3000}) {
-    std::vector<int> sizes = random_sizes(n / (max_size / 2 + 1) + 1, max_size, rng);
-    std::vector<int> heads = heads_of(sizes, total);
-    const std::int64_t num = std::int64_t(heads.size());
-    // Each segment reads its own stretch of a longer input, anywhere in it (stretches may overlap).
-    std::int64_t input_size = total + 5000;
-    std::vector<affine> input = random_affines(input_size, rng);
-    std::vector<std::int64_t> sources;
-    for (int size : sizes) sources.push_back(std::int64_t(rng() % std::uint64_t(input_size - size + 1)));
-    std::vector<affine> expected = mgpu_ref::segmented_reduce_of(
-        total, heads, identity_map, compose(),
-        [&](std::int64_t, std::int64_t s, std::int64_t r) { return input[std::size_t(sources[std::size_t(s)] + r)]; });
-    mgpu::buffer<affine> din(input, ctx), out = poisoned<affine>(num, ctx);
-    mgpu::buffer<int> dh(heads, ctx);
-    mgpu::buffer<std::int64_t> ds(sources, ctx);
-    mgpu::segmented_reduce_indirect(din.data(), total, mgpu::segments_by_heads(dh.data(), num), ds.data(), out.data(),
-                                    identity_map, compose(), ctx);
-    EXPECT_TRUE(same(expected, out.to_host())) << "sizes up to " << max_size;
-  }
+  std::int64_t n = quick() ? 10 * heads_nv : 200003;
+  for (int max_size : {3, 40, 3000})
+    check_indirect(ctx, random_sizes(n / (max_size / 2 + 1) + 1, max_size, rng), rng,
+                   "sizes up to " + std::to_string(max_size));
+  for (const std::vector<int>& sizes : sizes_around_tile(mgpu::segreduce_params<affine, std::int64_t, true>::nv))
+    check_indirect(ctx, sizes, rng, "around the tile");
 }
 
 MGPU_TEST(SegmentedReduce, FlagsOfEveryWord) {
@@ -631,6 +677,10 @@ MGPU_TEST(Spmv, GeneratedMatrices) {
   check_spmv(ctx, make_matrix({}, 10, false, rng), rng, "no rows");
   check_spmv(ctx, make_matrix(fixed_sizes(20, 0), 10, false, rng), rng, "no non-zeros");
   check_spmv(ctx, make_matrix({5000}, 7000, false, rng), rng, "a single row");
+  // Steps (non-zeros plus rows) at the edges of the double and float tiles.
+  for (int nv : {mgpu::spmv_params<double>::nv, mgpu::spmv_params<float>::nv})
+    for (const std::vector<int>& sizes : sizes_around_tile(nv))
+      check_spmv(ctx, make_matrix(sizes, nv + 2, false, rng), rng, "around the tile");
 }
 
 MGPU_TEST(Spmv, UserSemiring) {

@@ -205,6 +205,13 @@ MGPU_TEST(Sets, AroundTheTile) {
     check_sets(ctx, sorted_random<int>(n, n / 8 + 1, rng, lt), sorted_random<int>(2 * n / 3, n / 8 + 1, rng, lt), lt,
                "many duplicates");
   }
+  // Both inputs together at the edge between one tile and a partition pass.
+  for (std::int64_t nv : {set_nv, set_pairs_nv})
+    for (std::int64_t total : {nv - 1, nv, nv + 1}) {
+      const std::int64_t n = total / 2;
+      check_sets(ctx, sorted_random<int>(n, total / 3 + 1, rng, lt),
+                 sorted_random<int>(total - n, total / 3 + 1, rng, lt), lt, "a + b of " + std::to_string(total));
+    }
 }
 
 MGPU_TEST(Sets, EmptyDisjointIdenticalAllEqual) {
