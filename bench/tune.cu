@@ -86,6 +86,33 @@ void tune_reduce(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   cudaFree(temp);
 }
 
+// reduce of n int32 values at small n (issue 20's sizes): the per-call time of back-to-back calls
+// and of a graph replay, warm L2 (bench::per_call_ms), shapes against cub::DeviceReduce::Sum.
+template <class... Shapes>
+void tune_reduce_small(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> in(n), out(1), ref(1);
+  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  MGPU_CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()));
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  auto cub_run = [&] { cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); };
+  double cub_calls = bench::per_call_ms(cub_run, false, 20, 200, ctx.stream());
+  double cub_graph = bench::per_call_ms(cub_run, true, 20, 200, ctx.stream());
+  std::printf("reduce int32 n=%lld: cub calls %.2f us, graph %.2f us\n", (long long)n, cub_calls * 1e3, cub_graph * 1e3);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    auto run = [&] { mgpu::reduce<P>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); };
+    double calls = bench::per_call_ms(run, false, 20, 200, ctx.stream());
+    double graph = bench::per_call_ms(run, true, 20, 200, ctx.stream());
+    bool ok = out.at(0, ctx.stream()) == ref.at(0, ctx.stream());
+    std::printf("  <%4d,%3d,%d> calls %.2f us %.3fx  graph %.2f us %.3fx  %s\n", P::nt, P::vt, P::min_ctas, calls * 1e3,
+                cub_calls / calls, graph * 1e3, cub_graph / graph, ok ? "ok" : "MISMATCH");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
 // Merge of two sorted int32 halves of n keys: shapes against cub::DeviceMerge::MergeKeys.
 template <bool pairs, class... Shapes>
 void tune_merge(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
@@ -726,6 +753,10 @@ int main(int argc, char** argv) {
       tune_reduce<std::int32_t, lp<128, 32>, lp<256, 64>>(ctx, n, flush);
       tune_reduce<std::int64_t, lp<128, 16>, lp<256, 8>>(ctx, n, flush);
     }
+    if (what == "reducesmall")  // mgpu_tune 0 reducesmall: n = 10^5, 10^6, 4 * 10^6
+      for (std::int64_t m : {100000, 1000000, 4000000})
+        tune_reduce_small<lp<128, 32>, lp<256, 16>, lp<256, 32>, lp<512, 8>, lp<128, 16>, lp<64, 64>, lp<256, 8>,
+                          lp<512, 16>>(ctx, m);
     if (what == "all" || what == "scan") {
       tune_scan<std::int32_t, lp<128, 41>, lp<128, 53>>(ctx, n, flush);
       tune_scan<std::int64_t, lp<128, 21>, lp<128, 31>>(ctx, n, flush);
@@ -775,6 +806,9 @@ int main(int argc, char** argv) {
     if (what == "setshapes2")  // larger tiles, after setshapes found <128, 23> ahead of <256, 15>
       tune_sets<lp<256, 15>, lp<128, 23>, lp<128, 19>, lp<128, 27>, lp<128, 31>, lp<64, 31>, lp<256, 23>, lp<192, 23>,
                 lp<96, 31>>(ctx, n, flush);
+    if (what == "setshapes3")  // after the serial set loop lost a third of its instructions (cf2336b)
+      tune_sets<lpm<128, 31, 8>, lpm<128, 31, 7>, lpm<256, 23, 4>, lpm<256, 31, 4>, lpm<256, 31, 3>, lp<256, 27>,
+                lpm<256, 19, 5>, lpm<192, 31, 5>>(ctx, n, flush);
     if (what == "compactshapes")
       tune_compact<lp<128, 32>, lp<256, 32>, lp<128, 16>, lp<256, 16>, lp<512, 16>, lp<64, 32>, lp<512, 8>,
                    lpm<128, 32, 12>, lp<256, 24>>(ctx, n, flush);
