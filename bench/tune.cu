@@ -99,7 +99,8 @@ void tune_reduce_small(mgpu::context& ctx, std::int64_t n) {
   auto cub_run = [&] { cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); };
   double cub_calls = bench::per_call_ms(cub_run, false, 20, 200, ctx.stream());
   double cub_graph = bench::per_call_ms(cub_run, true, 20, 200, ctx.stream());
-  std::printf("reduce int32 n=%lld: cub calls %.2f us, graph %.2f us\n", (long long)n, cub_calls * 1e3, cub_graph * 1e3);
+  std::printf("reduce int32 n=%lld: cub calls %.2f us, graph %.2f us\n", (long long)n, cub_calls * 1e3,
+              cub_graph * 1e3);
   auto one = [&](auto shape) {
     using P = decltype(shape);
     auto run = [&] { mgpu::reduce<P>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); };
