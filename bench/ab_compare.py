@@ -17,9 +17,10 @@ def load(directory, build):
     rows = defaultdict(list)  # (mode, primitive, type, n) -> times (ms), one per round
     for path in glob.glob(os.path.join(directory, f"*_{build}_*_r*.csv")):
         mode = os.path.basename(path).split("_")[0]
-        for r in csv.DictReader(open(path)):
-            if r["impl"] == "mgpu":
-                rows[(mode, r["primitive"], r["type"], int(r["n"]))].append(float(r["ms"]))
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                if r["impl"] == "mgpu":
+                    rows[(mode, r["primitive"], r["type"], int(r["n"]))].append(float(r["ms"]))
     return rows
 
 

@@ -2,9 +2,9 @@
 # On the GPU machine: an A/B of mgpu_bench builds. BINS="name=path ..." (two or more builds),
 # FILTERS="substring ..." (default: every primitive), MODES="full small" (default: both),
 # ROUNDS (default 2). The builds' order rotates each round, so that no build always runs right
-# after another (the driver's work after a run frees its memory, and the clocks, favour whoever
-# runs first: bench/results/2026-11-28_h200_single_launch_reduce_scan_ab.txt), with a second of
-# idle before each run. The device hands back at most a few files: everything goes into
+# after another (the driver's work after a run frees its memory, or the clocks, may favour
+# whoever runs first; bench/results/2026-11-28_h200_single_launch_reduce_scan_ab.txt could not
+# tell such an effect from a real cost), with a second of idle before each run. The device hands back at most a few files: everything goes into
 # $OUT/ab.tgz. Compare with: python3 bench/ab_compare.py DIR BASE NEW.
 set -u
 read -r -a bins <<< "${BINS:?BINS=\"base=path new=path\"}"
