@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mgpu {
@@ -49,8 +50,18 @@ csr_matrix<ValuesIt, ColumnsIt, OffsetsIt> make_csr_matrix(ValuesIt values, Colu
 // The tile shape of spmv computing in T: segmented reduce's, with the registers a thread may take
 // capped where a tile keeps every value, column index and head in flight at once (4-byte T: 6
 // CTAs an SM, 85 registers; larger: 4 CTAs, 128 registers), the occupancy the kernel had before.
+// On Hopper a 4-byte T takes 13 values a thread and 7 CTAs an SM. Measured on an H200 (2^26
+// non-zeros, float; bench/tune.cu spmvshapes, bench/results/2026-11-28_h200_spmv_shapes.txt):
+// the banded matrix, whose gathers hit the cache and whose time goes to load latency, ran 1.09x
+// faster, the five with random columns within 0.8% either way. (11 x 9 and 11 x 10 ran the
+// banded one 1.17x-1.22x faster but the others up to 3.4% slower; 13 x 8 lost 16% on power-law
+// rows.) For 8-byte T no shape won on every matrix (the banded one 1.6x faster at 128 x 7 with
+// 12 CTAs an SM, the others up to 1.8x slower), so it keeps the old one.
 template <typename T>
-using spmv_params = launch_params<128, segreduce_params<T>::vt, sizeof(T) <= 4 ? 6 : 4>;
+using spmv_params =
+    std::conditional_t<(sizeof(T) <= 4),
+                       arch_params<launch_params<128, segreduce_params<T>::vt, 6>, launch_params<128, 13, 7>>,
+                       launch_params<128, segreduce_params<T>::vt, 4>>;
 
 namespace detail {
 
