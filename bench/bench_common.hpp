@@ -6,8 +6,11 @@
 // implementation and how many bytes the call must move (see mgpu_bench.cu).
 #pragma once
 
+#include <mgpu/algorithms/load_balance.hpp>
+#include <mgpu/algorithms/scan.hpp>
 #include <mgpu/core/context.hpp>
 #include <mgpu/core/cta_launch.hpp>
+#include <mgpu/core/segments.hpp>
 #include <mgpu/platform/error.hpp>
 
 #include <algorithm>
@@ -113,6 +116,76 @@ template <class T>
 void fill_random(T* p, std::int64_t n, std::uint64_t seed, T lo, T hi, mgpu::context& ctx) {
   mgpu::transform(
       [=] MGPU_LAMBDA(std::int64_t i) { p[i] = random_value(mix64(seed ^ mix64(std::uint64_t(i))), lo, hi); }, n, ctx);
+}
+
+// ---- sparse matrices (SpMV) ---------------------------------------------------------------------
+
+// The generated matrices of the SpMV cases (square, about n non-zeros in all).
+enum class matrix_kind {
+  uniform,      // rows of 0 to 64 entries, random columns
+  power_law,    // row sizes from a Pareto law (about 8 on average, a few rows of thousands), random columns
+  banded,       // 27 entries per row, in the columns around the diagonal
+  dense_row,    // rows of 0 to 7 entries, random columns, and one row holding half the non-zeros
+  rows_of_1,    // one entry per row, in a random column
+  sparse_rows,  // 7 of 8 rows empty, the others of 8 to 56 entries, random columns
+};
+
+// A generated matrix's structure in CSR form (the values are the caller's, of its type).
+struct csr_structure {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  device_array<int> offsets, columns;  // rows + 1 and nnz entries
+};
+
+// The structure of a matrix of `kind` with about n non-zeros, reproducible from `seed` (waits for
+// ctx's stream once, for the number of non-zeros).
+inline csr_structure make_csr_structure(matrix_kind kind, std::int64_t n, std::uint64_t seed, mgpu::context& ctx) {
+  csr_structure m;
+  const std::int64_t rows = kind == matrix_kind::uniform       ? n / 32
+                            : kind == matrix_kind::banded      ? n / 27
+                            : kind == matrix_kind::rows_of_1   ? n
+                            : kind == matrix_kind::sparse_rows ? n / 4
+                                                               : n / 8;
+  // At least 1,024 columns: rows of up to 64 random columns in a matrix of fewer columns than that
+  // (n = 10^3 of --small) could hold more entries than rows x cols, which cuSPARSE rejects.
+  const std::int64_t cols = std::max<std::int64_t>(rows, 1024), dense = rows / 2, half = n / 2;
+  m.rows = rows;
+  m.cols = cols;
+  m.offsets = device_array<int>(rows + 1);
+  int* o = m.offsets.data();
+  mgpu::transform(
+      [=] MGPU_LAMBDA(std::int64_t r) {
+        std::uint64_t h = mix64(seed ^ mix64(std::uint64_t(r)));
+        int size = 0;
+        if (r < rows) {
+          if (kind == matrix_kind::uniform) {
+            size = int(h % 65);
+          } else if (kind == matrix_kind::banded) {
+            size = 27;
+          } else if (kind == matrix_kind::dense_row) {
+            size = r == dense ? int(half) : int(h % 8);
+          } else if (kind == matrix_kind::rows_of_1) {
+            size = 1;
+          } else if (kind == matrix_kind::sparse_rows) {
+            size = h % 8 == 0 ? 8 + int((h >> 8) % 49) : 0;
+          } else {  // Pareto: P(size >= k) falls as k^-1.3, scaled to a mean of about 8
+            double u = double(h >> 11) * 0x1p-53;
+            size = int(fmin(2.0 * pow(1.0 - u, -1.0 / 1.3), double(1 << 16))) - 1;
+          }
+        }
+        o[r] = size;
+      },
+      rows + 1, ctx);
+  mgpu::exclusive_scan(o, rows + 1, o, 0, mgpu::plus<>(), ctx);
+  m.nnz = m.offsets.at(rows, ctx.stream());
+  m.columns = device_array<int>(m.nnz);
+  int* c = m.columns.data();
+  mgpu::transform_lbs(
+      [=] MGPU_LAMBDA(std::int64_t k, std::int64_t r, std::int64_t rank) {
+        c[k] = kind == matrix_kind::banded ? int((r + rank - 13 + cols) % cols)
+                                           : int(mix64((seed + 1) ^ mix64(std::uint64_t(k))) % std::uint64_t(cols));
+      },
+      m.nnz, mgpu::segments_by_heads(o, rows), ctx);
+  return m;
 }
 
 // ---- timing ------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ using bench::cub_call;
 using bench::cub_count;
 using bench::device_array;
 using bench::env;
+using bench::matrix_kind;
 using bench::timed;
 using bench::type_name;
 
@@ -1166,75 +1167,22 @@ class cusparse_spmv {
   device_array<unsigned char> buffer_;
 };
 
-// The generated matrices of the SpMV cases (square, about n non-zeros in all).
-enum class matrix_kind {
-  uniform,      // rows of 0 to 64 entries, random columns
-  power_law,    // row sizes from a Pareto law (about 8 on average, a few rows of thousands), random columns
-  banded,       // 27 entries per row, in the columns around the diagonal
-  dense_row,    // rows of 0 to 7 entries, random columns, and one row holding half the non-zeros
-  rows_of_1,    // one entry per row, in a random column
-  sparse_rows,  // 7 of 8 rows empty, the others of 8 to 56 entries, random columns
-};
-
 // y = A x in float and double: mgpu::spmv on a plan made before timing, against cusparseSpMV
 // (CSR_ALG1, preprocessed); mgpu::spmv without a plan (partitioning in every call) is a reference
 // line. Values and x uniform in [0, 1). Bytes: values and column indices read, the offsets read, x
 // read once (a gather, from cache for most entries), y written.
 template <class V>
 void spmv_run(env& e, const std::string& name, matrix_kind kind, std::int64_t n) {
-  const std::int64_t rows = kind == matrix_kind::uniform       ? n / 32
-                            : kind == matrix_kind::banded      ? n / 27
-                            : kind == matrix_kind::rows_of_1   ? n
-                            : kind == matrix_kind::sparse_rows ? n / 4
-                                                               : n / 8;
-  // At least 1,024 columns: rows of up to 64 random columns in a matrix of fewer columns than that
-  // (n = 10^3 of --small) could hold more entries than rows x cols, which cuSPARSE rejects.
-  const std::int64_t cols = std::max<std::int64_t>(rows, 1024), dense = rows / 2, half = n / 2;
-  device_array<int> sizes(rows + 1), offsets(rows + 1);
-  int* s = sizes.data();
-  std::uint64_t seed = e.seed ^ 0xc2;
-  mgpu::transform(
-      [=] MGPU_LAMBDA(std::int64_t r) {
-        std::uint64_t h = bench::mix64(seed ^ bench::mix64(std::uint64_t(r)));
-        int size = 0;
-        if (r < rows) {
-          if (kind == matrix_kind::uniform) {
-            size = int(h % 65);
-          } else if (kind == matrix_kind::banded) {
-            size = 27;
-          } else if (kind == matrix_kind::dense_row) {
-            size = r == dense ? int(half) : int(h % 8);
-          } else if (kind == matrix_kind::rows_of_1) {
-            size = 1;
-          } else if (kind == matrix_kind::sparse_rows) {
-            size = h % 8 == 0 ? 8 + int((h >> 8) % 49) : 0;
-          } else {  // Pareto: P(size >= k) falls as k^-1.3, scaled to a mean of about 8
-            double u = double(h >> 11) * 0x1p-53;
-            size = int(fmin(2.0 * pow(1.0 - u, -1.0 / 1.3), double(1 << 16))) - 1;
-          }
-        }
-        s[r] = size;
-      },
-      rows + 1, e.ctx);
-  mgpu::exclusive_scan(s, rows + 1, offsets.data(), 0, mgpu::plus<>(), e.ctx);
-  const std::int64_t nnz = offsets.at(rows, e.stream());
-  device_array<int> columns(nnz);
+  bench::csr_structure a = bench::make_csr_structure(kind, n, e.seed ^ 0xc2, e.ctx);
+  const std::int64_t rows = a.rows, cols = a.cols, nnz = a.nnz;
   device_array<V> values(nnz), x(cols), mgpu_y(rows), cusparse_y(rows), unplanned_y(rows);
-  int* c = columns.data();
-  mgpu::transform_lbs(
-      [=] MGPU_LAMBDA(std::int64_t k, std::int64_t r, std::int64_t rank) {
-        c[k] = kind == matrix_kind::banded
-                   ? int((r + rank - 13 + cols) % cols)
-                   : int(bench::mix64((seed + 1) ^ bench::mix64(std::uint64_t(k))) % std::uint64_t(cols));
-      },
-      nnz, mgpu::segments_by_heads(offsets.data(), rows), e.ctx);
   bench::fill_random<V>(values.data(), nnz, e.seed ^ 0xc3, V(0), V(1), e.ctx);
   bench::fill_random<V>(x.data(), cols, e.seed ^ 0xc4, V(0), V(1), e.ctx);
 
-  auto matrix = mgpu::make_csr_matrix(values.data(), columns.data(), offsets.data(), rows, cols, nnz);
+  auto matrix = mgpu::make_csr_matrix(values.data(), a.columns.data(), a.offsets.data(), rows, cols, nnz);
   auto plan = mgpu::spmv_preprocess(matrix, e.ctx);
-  cusparse_spmv<V> cusparse(offsets.data(), columns.data(), values.data(), rows, cols, nnz, x.data(), cusparse_y.data(),
-                            e.stream());
+  cusparse_spmv<V> cusparse(a.offsets.data(), a.columns.data(), values.data(), rows, cols, nnz, x.data(),
+                            cusparse_y.data(), e.stream());
   timed m = e.time("mgpu", [&] { mgpu::spmv(plan, x.data(), mgpu_y.data(), e.ctx); });
   timed b = e.time("cusparse", [&] { cusparse(); });
   timed u = e.time("mgpu_no_plan", [&] { mgpu::spmv(matrix, x.data(), unplanned_y.data(), e.ctx); });

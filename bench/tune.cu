@@ -136,57 +136,20 @@ void profile_small(mgpu::context& ctx, std::int64_t n) {
   cudaFree(temp);
 }
 
-// SpMV (y = A x) on ~n non-zeros under several tile shapes, with a plan. kind: the benchmark's
-// matrices: 0 banded (27 a row around the diagonal), 1 uniform (0 to 64 a row, random columns),
-// 2 rows of one random column, 3 power law (Pareto sizes, mean about 8), 4 rows of 0 to 7 and one
-// row of half the non-zeros, 5 sparse rows (7 of 8 empty, the others 8 to 56). Checks every shape
-// against the first.
+// SpMV (y = A x) on ~n non-zeros under several tile shapes, with a plan, on the benchmark's
+// matrices (bench::matrix_kind). Checks every shape against the first (within float tolerance:
+// the tiles' boundaries change the order of the sums).
 template <class V, class... Shapes>
-void tune_spmv(mgpu::context& ctx, std::int64_t n, int kind, bench::l2_flush& flush) {
-  const std::int64_t rows = kind == 0 ? n / 27 : kind == 1 ? n / 32 : kind == 2 ? n : kind == 5 ? n / 4 : n / 8;
-  const std::int64_t cols = rows, half = n / 2;
-  bench::device_array<int> offsets(rows + 1);
-  int* o = offsets.data();
-  mgpu::transform(
-      [=] MGPU_LAMBDA(std::int64_t r) {
-        std::uint64_t h = bench::mix64(std::uint64_t(r) ^ 77);
-        int size = kind == 0   ? 27
-                   : kind == 1 ? int(h % 65)
-                   : kind == 2 ? 1
-                   : kind == 4 ? (r == rows / 2 ? int(half) : int(h % 8))
-                   : kind == 5 ? (h % 8 == 0 ? 8 + int((h >> 8) % 49) : 0)
-                               : int(fmin(2.0 * pow(1.0 - double(h >> 11) * 0x1p-53, -1.0 / 1.3), 65536.0)) - 1;
-        o[r] = r == rows ? 0 : size;
-      },
-      rows + 1, ctx);
-  mgpu::exclusive_scan(o, rows + 1, o, 0, mgpu::plus<>(), ctx);
-  const std::int64_t nnz = offsets.at(rows, ctx.stream());
-  bench::device_array<int> columns(nnz);
+void tune_spmv(mgpu::context& ctx, std::int64_t n, bench::matrix_kind kind, bench::l2_flush& flush) {
+  bench::csr_structure a = bench::make_csr_structure(kind, n, 0xc2, ctx);
+  const std::int64_t rows = a.rows, cols = a.cols, nnz = a.nnz;
   bench::device_array<V> values(nnz), x(cols), y(rows), ref(rows);
-  int* c = columns.data();
-  mgpu::transform_lbs(
-      [=] MGPU_LAMBDA(std::int64_t k, std::int64_t r, std::int64_t rank) {
-        c[k] = kind == 0 ? int((r + rank - 13 + cols) % cols) : int(bench::mix64(std::uint64_t(k) ^ 78) % cols);
-      },
-      nnz, mgpu::segments_by_heads(o, rows), ctx);
   bench::fill_random<V>(values.data(), nnz, 79, V(0), V(1), ctx);
   bench::fill_random<V>(x.data(), cols, 80, V(0), V(1), ctx);
-  auto matrix = mgpu::make_csr_matrix(values.data(), columns.data(), o, rows, cols, nnz);
+  auto matrix = mgpu::make_csr_matrix(values.data(), a.columns.data(), a.offsets.data(), rows, cols, nnz);
   double moved = double(nnz) * (sizeof(V) + 4) + double(rows + 1) * 4 + double(cols + rows) * sizeof(V);
-  std::printf("spmv %s kind %d nnz=%lld rows=%lld\n", sizeof(V) == 4 ? "float" : "double", kind, (long long)nnz,
+  std::printf("spmv %s kind %d nnz=%lld rows=%lld\n", sizeof(V) == 4 ? "float" : "double", int(kind), (long long)nnz,
               (long long)rows);
-  // (Outside the generic lambda below: nvcc takes no extended lambda inside one.)
-  const V *yy = y.data(), *rr = ref.data();
-  auto mismatches = [&] {
-    bench::device_array<std::int64_t> bad(1);
-    mgpu::transform_reduce(
-        mgpu::make_counting_iterator<std::int64_t>(0), rows, bad.data(), std::int64_t(0), mgpu::plus<>(),
-        [=] MGPU_HOST_DEVICE_LAMBDA(std::int64_t i) {
-          return std::int64_t(fabs(double(yy[i] - rr[i])) > 1e-4 * (1 + rr[i]));
-        },
-        ctx);
-    return bad.at(0, ctx.stream());
-  };
   bool first = true;
   auto one = [&](auto shape) {
     using P = decltype(shape);
@@ -195,7 +158,7 @@ void tune_spmv(mgpu::context& ctx, std::int64_t n, int kind, bench::l2_flush& fl
     if (first) MGPU_CUDA_CHECK(cudaMemcpy(ref.data(), y.data(), rows * sizeof(V), cudaMemcpyDeviceToDevice));
     first = false;
     std::printf("  <%4d,%3d,%2d> %.4f ms %6.0f GB/s  %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
-                mismatches() ? "MISMATCH" : "ok");
+                bench::compare_arrays(y.data(), ref.data(), rows, ctx.stream()).count ? "MISMATCH" : "ok");
   };
   (one(Shapes{}), ...);
 }
@@ -906,12 +869,17 @@ int main(int argc, char** argv) {
     if (what == "profilenew") profile_new_families(ctx, n);
     if (what == "profileprimer") profile_primer(ctx, n);
     if (what == "profilesegreduce") profile_segreduce(ctx, n);
+    // SpMV over the benchmark's matrices (printed as bench::matrix_kind: 0 uniform, 1 power law, 2
+    // banded, 3 one dense row, 4 rows of 1, 5 sparse rows).
+    const bench::matrix_kind matrices[] = {bench::matrix_kind::uniform,   bench::matrix_kind::power_law,
+                                           bench::matrix_kind::banded,    bench::matrix_kind::dense_row,
+                                           bench::matrix_kind::rows_of_1, bench::matrix_kind::sparse_rows};
     if (what == "spmvshapes")  // float; the first shape was spmv_params<float> on sm_90 until <128, 13, 7>
-      for (int kind : {0, 1, 2, 3, 4, 5})
+      for (bench::matrix_kind kind : matrices)
         tune_spmv<float, lpm<128, 15, 6>, lpm<128, 11, 9>, lpm<128, 11, 8>, lpm<128, 13, 8>, lpm<128, 15, 7>,
                   lpm<128, 15, 8>, lpm<128, 13, 7>, lpm<128, 11, 10>>(ctx, n, kind, flush);
     if (what == "spmvshapesdouble")  // the first shape is spmv_params<double>
-      for (int kind : {0, 1, 2, 3, 4, 5})
+      for (bench::matrix_kind kind : matrices)
         tune_spmv<double, lpm<128, 15, 4>, lpm<128, 11, 6>, lpm<128, 11, 8>, lpm<128, 9, 8>, lpm<128, 7, 10>,
                   lpm<128, 15, 5>, lpm<128, 11, 7>, lpm<128, 7, 12>>(ctx, n, kind, flush);
     if (what == "profilesmall")  // mgpu_tune 0 profilesmall N
