@@ -688,3 +688,23 @@ MGPU_TEST(Primer, OneTileIsOneLaunch) {
   EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::histogram(i, 1000, bins.data(), 256, 0, 1000, c); }),
             (enqueued{2, 0, 0, 0}));
 }
+
+// Issue 20: a segmented scan by heads of a few tiles (a grid of at most two waves) runs no
+// partition pass: the tiles find their heads themselves. Two launches (the look-back state's
+// zeroing and the scan) and one temporary (that state). Its results are checked above, at sizes
+// of several tiles.
+MGPU_TEST(SegmentedScan, FewTilesSearchTheirOwnHeads) {
+  const std::int64_t n = 5 * scan_nv + 3;
+  mgpu::context ctx;
+  std::vector<std::int64_t> host_heads;
+  for (std::int64_t h = 0; h < n; h += 37) host_heads.push_back(h);
+  mgpu::buffer<std::int64_t> heads(host_heads, ctx);
+  mgpu::buffer<int> in(n, ctx), out(n, ctx);
+  in.fill(1);
+  const int* i = in.data();
+  int* o = out.data();
+  auto by_heads = mgpu::segments_by_heads(heads.data(), heads.size());
+  EXPECT_EQ(count_enqueued(
+                [&](mgpu::context& c) { mgpu::segmented_inclusive_scan(i, n, by_heads, o, mgpu::plus<int>(), c); }),
+            (enqueued{2, 0, 0, 1}));
+}

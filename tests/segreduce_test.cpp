@@ -870,3 +870,20 @@ MGPU_TEST(SegmentedReduce, OneTileIsOneLaunch) {
               one_launch)
         << "reduce_by_key, n = " << n;
 }
+
+// Issue 20: an input of a few tiles (a grid of at most two waves) costs two launches, the tiles
+// finding their own ranges (no partition pass) and the fix-up, and one temporary (the tiles'
+// records). Its result is checked by the profiles above, which run at such sizes.
+MGPU_TEST(SegmentedReduce, FewTilesSearchTheirOwnRanges) {
+  const std::int64_t n = 5 * heads_nv + 3;
+  std::int64_t total = 0;
+  mgpu::context ctx;
+  mgpu::buffer<int> heads(heads_of(fixed_sizes(n / 32, 32), total), ctx), in(total, ctx), out(heads.size(), ctx);
+  in.fill(1);
+  const int* i = in.data();
+  int* o = out.data();
+  auto segments = mgpu::segments_by_heads(heads.data(), heads.size());
+  EXPECT_EQ(
+      count_enqueued([&](mgpu::context& c) { mgpu::segmented_reduce(i, total, segments, o, 0, mgpu::plus<int>(), c); }),
+      (enqueued{2, 0, 0, 1}));
+}

@@ -241,20 +241,23 @@ struct segreduce_storage {
   int labels_[labels ? nv : 1];
   V cached[has_values_v<V> ? nv + 1 : 1];
   std::int64_t first_head;  // the head of local segment 0 (load-balancing forms)
+  std::int64_t splits[2];   // the tile's own partition search (lbs_bounds::searched)
   union {
     typename cta_scan<NT, run_carry<T>>::storage_t scan;
     typename cta_reduce<NT, T>::storage_t reduce;  // (a tile inside one segment)
   };
 };
 
-// The kernel of segreduce_by_heads over `tiles` tiles with partitions p; SINGLE: the input is one
-// tile, which takes everything without partitions (a kernel of its own: a test of a null p in the
-// general one cost a load-balancing kernel 4 registers and up to 19% at 2^26 on an H100).
-template <bool SINGLE, typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out,
+// The kernel of segreduce_by_heads over `tiles` tiles, a kernel per way of finding a tile's range
+// (lbs_bounds, as load_balance_launch): `whole`, the input is one tile, which takes everything
+// and leaves no record; `partitioned`, from the partitions p; `searched`, each CTA its own, where
+// the grid runs in one or two waves (else the partition pass runs here and the partitioned
+// kernel after it).
+template <lbs_bounds Bounds, typename P, typename T, typename Source, typename CachedIt, typename HeadIt, typename Out,
           typename Op>
-void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, HeadIt heads, std::int64_t num_heads,
-                            Out output, T init, Op op, const std::int64_t* p, tile_record<T>* records, int tiles,
-                            context& ctx) {
+void segreduce_heads_launch(const char* fn, Source source, CachedIt cached, std::int64_t count, HeadIt heads,
+                            std::int64_t num_heads, Out output, T init, Op op, const std::int64_t* p,
+                            tile_record<T>* records, int tiles, context& ctx) {
   // (Inside the kernel, Source::by_segment and has_values_v<V> rather than local constants: nvcc
   // would capture those.)
   using V = lbs_value_t<CachedIt>;
@@ -270,9 +273,22 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
     Source src = source;  // (captured outside `if constexpr`, as nvcc requires)
     CachedIt cached_values = cached;
     const T init_value = init;
-    const std::int64_t item_count = count;
-    const lbs_range r =
-        SINGLE ? lbs_range::whole(item_count, num_heads) : lbs_range::of_tile(tile, NV, item_count, num_heads, p);
+    const std::int64_t item_count = count, head_total = num_heads;
+    const std::int64_t* partitions = p;
+    const HeadIt tile_heads = heads;
+    lbs_range r;
+    if constexpr (Bounds == lbs_bounds::whole) {
+      r = lbs_range::whole(item_count, head_total);
+    } else if constexpr (Bounds == lbs_bounds::partitioned) {
+      r = lbs_range::of_tile(tile, P::nv, item_count, head_total, partitions);
+    } else {
+      const std::int64_t first = std::int64_t(tile) * P::nv, total = item_count + head_total;
+      const std::int64_t last = first + P::nv < total ? first + P::nv : total;
+      std::int64_t x0, x1;
+      cta_merge_path_pair<P::nt, bounds::upper>(tid, counting_iterator<std::int64_t>(0), item_count, tile_heads,
+                                                head_total, first, last, less<>(), s.splits, x0, x1);
+      r = lbs_range::of_splits(tile, P::nv, item_count, head_total, x0, x1);
+    }
     const int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
     const int total = items + head_count;
     const std::int64_t segment_begin = r.head_begin - 1;  // the segment of local segment 0 (-1: none)
@@ -324,7 +340,7 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
     // CTA reduction joins in thread order; no merge path, no walk, no scan. (The branch is the
     // same in the whole CTA.)
     // (A plain `if`: nvcc forbids a lambda's first capture of `records` under `if constexpr`.)
-    if (!SINGLE && !Source::by_segment && head_count == 0) {
+    if (Bounds != lbs_bounds::whole && !Source::by_segment && head_count == 0) {
       const int first = VT * tid;
       T acc = s.values[first < items ? first : 0];
       MGPU_UNROLL
@@ -437,7 +453,7 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
     run_carry<T> mine{head - first_segment, acc};
     carry_op<Op> combine{op};
     auto record_aggregate = [&](const run_carry<T>& aggregate) {
-      if (!SINGLE && lane_id() == 0) {
+      if (Bounds != lbs_bounds::whole && lane_id() == 0) {
         records[tile].aggregate = aggregate;
         if (head_count == 0) records[tile].lead = maybe<T>{aggregate.value, true};
       }
@@ -452,7 +468,7 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
         if (carry.valid) value = maybe<T>{lead.valid ? T(op(carry.value.value, lead.value)) : carry.value.value, true};
         if (first_segment > 0)
           s.results[first_segment] = value.value;  // opened within the tile: present
-        else if (!SINGLE)
+        else if (Bounds != lbs_bounds::whole)
           records[tile].lead = value;  // (a single tile's local segment 0 is no segment)
       }
       // The last tile also stores the last segment, still open at its end, where it opened it.
@@ -466,6 +482,14 @@ void segreduce_heads_launch(Source source, CachedIt cached, std::int64_t count, 
     const int last = tile == tiles - 1 ? head_count : head_count - 1;
     for (int local = 1 + tid; local <= last; local += NT) output[segment_begin + local] = s.results[local];
   };
+  if constexpr (Bounds == lbs_bounds::searched) {
+    if (!search_in_ctas<P, decltype(kernel)>(tiles, ctx)) {
+      buffer<std::int64_t> partitions = load_balance_partitions(count, heads, num_heads, P::nv, ctx);
+      segreduce_heads_launch<lbs_bounds::partitioned, P>(fn, source, cached, count, heads, num_heads, output, init, op,
+                                                         partitions.data(), records, tiles, ctx);
+      return;
+    }
+  }
   cta_launch<P>(kernel, tiles, ctx);
 }
 
@@ -482,18 +506,20 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   const std::int64_t steps = checked_sum(fn, "count", count, "num_heads", num_heads);
   const int tiles = num_tiles<P>(steps, fn);
   if (tiles == 1 && !partitions) {
-    segreduce_heads_launch<true, P>(source, cached, count, heads, num_heads, output, init, op, nullptr,
-                                    static_cast<tile_record<T>*>(nullptr), tiles, ctx);
+    segreduce_heads_launch<lbs_bounds::whole, P>(fn, source, cached, count, heads, num_heads, output, init, op, nullptr,
+                                                 static_cast<tile_record<T>*>(nullptr), tiles, ctx);
     return;
   }
-  // Temporaries first (the partitions, the tiles' records, the fix-up scan's state): a failed
-  // allocation leaves the output untouched.
-  buffer<std::int64_t> own_partitions =
-      partitions ? buffer<std::int64_t>() : load_balance_partitions(count, heads, num_heads, P::nv, ctx);
+  // Temporaries first (the tiles' records, the fix-up scan's state, the partitions if a partition
+  // pass runs): a failed allocation leaves the output untouched.
   buffer<tile_record<T>> records(tiles, ctx);
   buffer<unsigned char> scan_temp(std::int64_t(scan_temp_bytes<void, run_carry<T>>(tiles)), ctx);
-  segreduce_heads_launch<false, P>(source, cached, count, heads, num_heads, output, init, op,
-                                   partitions ? partitions : own_partitions.data(), records.data(), tiles, ctx);
+  if (partitions)
+    segreduce_heads_launch<lbs_bounds::partitioned, P>(fn, source, cached, count, heads, num_heads, output, init, op,
+                                                       partitions, records.data(), tiles, ctx);
+  else
+    segreduce_heads_launch<lbs_bounds::searched, P>(fn, source, cached, count, heads, num_heads, output, init, op,
+                                                    nullptr, records.data(), tiles, ctx);
   // The fix-up pass: a tile waits on no other (no look-back in the kernel above, which measured
   // on an H100 spent about 40% of its time there); the local segments 0 are closed here.
   const tile_record<T>* r = records.data();

@@ -5,7 +5,8 @@
 //
 // 1. Each tile learns which of its positions are heads, as a bitfield in shared memory: copied
 //    from the caller's flag words (segments_by_flags), or marked from the heads that fall in the
-//    tile (segments_by_heads: a binary-search partition gives each tile its range of heads).
+//    tile (segments_by_heads: two binary searches give each tile its range of heads, made by the
+//    CTA itself for a grid of one or two waves, else by a partition pass).
 // 2. Each thread folds its VT values in thread order into (the fold since its last head, whether
 //    it has a head), and the CTA scans those pairs with the segmented operator
 //        (a, a_head) . (b, b_head) = b_head ? (b, true) : (a op b, a_head),
@@ -30,6 +31,7 @@
 #include "../cta/cta_scan.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/lookback.hpp"
+#include "../cta/search.hpp"
 #include "../platform/intrinsics.hpp"
 #include "../platform/memory.hpp"
 #include "partition.hpp"
@@ -80,10 +82,12 @@ MGPU_HOST_DEVICE std::uint64_t bits_at(const unsigned* words, int first) {
 // 2) and ends with a barrier; scratch is NV bytes of shared memory, 16-byte aligned, free until
 // then.
 struct flag_heads {
+  static constexpr bool searched = false;
   const unsigned* flags;
   std::int64_t count;
   template <int NT, int NV>
-  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words, unsigned char*) const {
+  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words, unsigned char*,
+                        std::int64_t*) const {
     for (int j = tid; j < NV / 32 + 2; j += NT) {
       int bits = valid - 32 * j;  // positions of word j inside the array
       unsigned w = bits > 0 ? flags[base / 32 + j] : 0u;
@@ -94,15 +98,22 @@ struct flag_heads {
     __syncthreads();
   }
 };
-template <typename HeadIt>
+// Searched: each tile finds its heads itself (cta_search_pair: a kernel of its own, for grids of
+// one or two waves); otherwise from a partition pass's entries, or all of them for a single tile.
+template <typename HeadIt, bool Searched = false>
 struct index_heads {
+  static constexpr bool searched = Searched;
   HeadIt heads;
   std::int64_t num_heads;
   // Heads [tile_heads[t], tile_heads[t + 1]) fall in tile t; null for a single tile (all of them).
   const std::int64_t* tile_heads;
+  index_heads<HeadIt, false> partitioned(const std::int64_t* partitions) const {
+    return {heads, num_heads, partitions};
+  }
+  // `splits`: two std::int64_t of shared memory for the searches.
   template <int NT, int NV>
-  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words,
-                        unsigned char* scratch) const {
+  MGPU_DEVICE void mark(int tid, int tile, std::int64_t base, int valid, unsigned* words, unsigned char* scratch,
+                        std::int64_t* splits) const {
     // Each head stores a 1 at its position in a byte per position (scratch), then each thread
     // packs 32 of those bytes into a word. Plain stores: heads that share a word need neither
     // atomics nor shuffles, so a tile dense in heads (segments of 1: a head per position) costs
@@ -118,8 +129,13 @@ struct index_heads {
     for (int j = tid; j < NV / 16; j += NT) reinterpret_cast<uint4*>(scratch)[j] = uint4{0u, 0u, 0u, 0u};
     __syncthreads();
     constexpr int batch = 4;
-    const std::int64_t begin = tile_heads ? tile_heads[tile] : 0;
-    const std::int64_t end = tile_heads ? tile_heads[tile + 1] : num_heads;
+    std::int64_t begin, end;
+    if constexpr (Searched) {
+      cta_binary_search_pair<NT>(tid, heads, num_heads, base, base + valid, less<>(), splits, begin, end);
+    } else {
+      begin = tile_heads ? tile_heads[tile] : 0;
+      end = tile_heads ? tile_heads[tile + 1] : num_heads;
+    }
     // (The heads stay raw until their batch is stored, so that nothing waits on the loads early.)
     using head_t = iterator_value_t<HeadIt>;
     auto load_batch = [&](std::int64_t h0, head_t(&raw)[batch]) {
@@ -171,22 +187,22 @@ void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads he
       alignas(16) unsigned char head_bytes[NV];  // (the heads' marking, before the values arrive)
     };
     unsigned heads[NV / 32 + 2];
+    std::int64_t splits[2];  // (index_heads<..., true>)
     typename cta_scan_t::storage_t scan;
   };
 
   const int tiles = num_tiles<P>(count, fn);
-  buffer<unsigned char> state_memory = zeroed_bytes(lookback_state<T>::storage_bytes(tiles), ctx);
-  const lookback_state<T> state(state_memory.data(), tiles);
   const segmented_operator<T, Op> fold_op{op};
 
-  auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
+  // (The look-back state is an argument, not a capture: it is allocated once the kernel is chosen.)
+  auto kernel = [=] MGPU_LAMBDA(int tid, int tile, lookback_state<T> state) {
     __shared__ shared_storage<storage_t> shared;
     storage_t& s = shared.get();
     const std::int64_t base = std::int64_t(tile) * NV;
     const int valid = int(count - base < NV ? count - base : NV);
     // The values' loads go out first and stay in flight while the heads are marked.
     const array_t<T, VT> loaded = mem_to_reg_strided<NT, VT, T>(input + base, tid, valid);
-    heads.template mark<NT, NV>(tid, tile, base, valid, s.heads, s.head_bytes);
+    heads.template mark<NT, NV>(tid, tile, base, valid, s.heads, s.head_bytes, s.splits);
     reg_to_shared_strided<NT, VT>(loaded, tid, s.values);
     array_t<T, VT> x = shared_to_reg_thread<VT>(s.values, tid);
     const std::uint64_t head = bits_at(s.heads, VT * tid);
@@ -245,7 +261,16 @@ void segmented_scan_tiles(const char* fn, It input, std::int64_t count, Heads he
     }
     reg_to_mem_thread<NT, VT>(y, output + base, tid, valid, s.values);
   };
-  cta_launch<P>(kernel, tiles, ctx);
+  if constexpr (Heads::searched) {
+    if (!search_in_ctas<P, decltype(kernel), lookback_state<T>>(tiles, ctx)) {
+      buffer<std::int64_t> partitions = binary_search_partitions<bounds::lower>(
+          indices_as_int64(heads.heads), heads.num_heads, count, P::nv, less<>(), ctx);
+      segmented_scan_tiles<kind, P>(fn, input, count, heads.partitioned(partitions.data()), output, init, op, ctx);
+      return;
+    }
+  }
+  buffer<unsigned char> state_memory = zeroed_bytes(lookback_state<T>::storage_bytes(tiles), ctx);
+  cta_launch<P>(kernel, tiles, ctx, lookback_state<T>(state_memory.data(), tiles));
 }
 
 // The checks and the heads' partition, then the scan. `init` is unused by inclusive scans.
@@ -264,14 +289,15 @@ void segmented_scan_impl(const char* fn, It input, std::int64_t count, Segments 
     if (ctx.checked())
       check_sorted_indices(fn, "heads", segments.heads, segments.num_heads, 0, count, "[0, count]", false, ctx);
     if (count == 0) return;
-    // A single tile takes all the heads: no partition pass.
-    buffer<std::int64_t> tile_heads =
-        count > P::nv ? binary_search_partitions<bounds::lower>(indices_as_int64(segments.heads), segments.num_heads,
-                                                                count, P::nv, less<>(), ctx)
-                      : buffer<std::int64_t>();
-    segmented_scan_tiles<kind, P>(
-        fn, input, count, index_heads<decltype(segments.heads)>{segments.heads, segments.num_heads, tile_heads.data()},
-        output, init, op, ctx);
+    // A single tile takes all the heads; more search their own, or read a partition pass's.
+    using head_it = decltype(segments.heads);
+    if (count <= P::nv)
+      segmented_scan_tiles<kind, P>(fn, input, count, index_heads<head_it>{segments.heads, segments.num_heads, nullptr},
+                                    output, init, op, ctx);
+    else
+      segmented_scan_tiles<kind, P>(fn, input, count,
+                                    index_heads<head_it, true>{segments.heads, segments.num_heads, nullptr}, output,
+                                    init, op, ctx);
   } else if constexpr (is_segment_description_v<Segments>) {
     check_pointer(fn, "flags", segments.flags, div_up(count, std::int64_t(32)));
     if (count == 0) return;

@@ -174,28 +174,53 @@ MGPU_DEVICE void group_search(Search& s, int lanes) {
 }
 }  // namespace detail
 
-// merge_path at a CTA's two diagonals (its outputs [diag0, diag1) of one merge, say), found by
-// the CTA itself instead of a partition pass: two groups of lanes (32 each from the first two
-// warps; 16 each in one warp when NT is 32) run the two searches at once by group_search, and
-// every thread receives both answers through `shared`. A search of n positions costs the CTA
-// about log_32(n) dependent loads before its real work starts, where a partition pass costs a
-// launch and the wait for its end: cheaper while the grid's CTAs run in one or two waves, dearer
-// beyond (search_in_ctas in algorithms/partition.hpp). Call with every thread of the CTA; it syncs
-// the CTA. `shared` must not be written again before the CTA's next barrier.
-template <int NT, bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
-MGPU_DEVICE void cta_merge_path_pair(int tid, AIt a, Int a_count, BIt b, Int b_count, Int diag0, Int diag1, Comp comp,
-                                     Int* shared, Int& x0, Int& x1) {
+namespace detail {
+// Two searches (bound_search, merge_path_search, or any type that group_search runs) run by a CTA
+// at once: two groups of lanes (32 each from the first two warps; 16 each in one warp when NT is
+// 32) take one search each (group_search), and every thread receives both answers through
+// `shared` (two Ints). A search of n positions costs the CTA about log_32(n) dependent loads
+// before its real work starts, where a partition pass costs a launch and the wait for its end:
+// cheaper while the grid's CTAs run in one or two waves, dearer beyond (search_in_ctas in
+// algorithms/partition.hpp). Call with every thread of the CTA; it syncs the CTA. `shared` must
+// not be written again before the CTA's next barrier.
+template <int NT, typename Search, typename Int>
+MGPU_DEVICE void cta_search_pair(int tid, const Search& first, const Search& second, Int* shared, Int& x0, Int& x1) {
   static_assert(NT % warp_size == 0, "CTAs of whole warps");
   constexpr int lanes = NT >= 2 * warp_size ? warp_size : warp_size / 2;
   if (tid < 2 * lanes) {
-    const int which = tid / lanes;
-    detail::merge_path_search<B, AIt, BIt, Int, Comp> search(a, a_count, b, b_count, which ? diag1 : diag0, comp);
-    detail::group_search(search, lanes);
-    if (tid % lanes == 0) shared[which] = search.begin;
+    Search search = tid < lanes ? first : second;
+    group_search(search, lanes);
+    if (tid % lanes == 0) shared[tid / lanes] = search.begin;
   }
   __syncthreads();
   x0 = shared[0];
   x1 = shared[1];
+}
+}  // namespace detail
+
+// merge_path at a CTA's two diagonals (its outputs [diag0, diag1) of one merge, say), found by
+// the CTA itself instead of a partition pass: two groups of lanes run the two searches side by
+// side (detail::cta_search_pair above: about log_32(n) dependent loads for n positions), and
+// every thread receives both answers through `shared` (two Ints of shared memory). Call with
+// every thread of the CTA; it syncs the CTA. `shared` must not be written again before the CTA's
+// next barrier.
+template <int NT, bounds B = bounds::lower, typename AIt, typename BIt, typename Int, typename Comp>
+MGPU_DEVICE void cta_merge_path_pair(int tid, AIt a, Int a_count, BIt b, Int b_count, Int diag0, Int diag1, Comp comp,
+                                     Int* shared, Int& x0, Int& x1) {
+  using search_t = detail::merge_path_search<B, AIt, BIt, Int, Comp>;
+  detail::cta_search_pair<NT>(tid, search_t(a, a_count, b, b_count, diag0, comp),
+                              search_t(a, a_count, b, b_count, diag1, comp), shared, x0, x1);
+}
+
+// binary_search<B> of two keys in data[0, count) (where a tile's range of sorted positions starts
+// and ends, say), found by the CTA itself as cta_merge_path_pair finds its two splits, with the
+// same requirements.
+template <int NT, bounds B = bounds::lower, typename It, typename Int, typename Key, typename Comp>
+MGPU_DEVICE void cta_binary_search_pair(int tid, It data, Int count, const Key& key0, const Key& key1, Comp comp,
+                                        Int* shared, Int& x0, Int& x1) {
+  using search_t = detail::bound_search<B, It, Int, Key, Comp>;
+  detail::cta_search_pair<NT>(tid, search_t(data, count, key0, comp), search_t(data, count, key1, comp), shared, x0,
+                              x1);
 }
 
 }  // namespace mgpu
