@@ -114,6 +114,40 @@ void tune_reduce_small(mgpu::context& ctx, std::int64_t n) {
   cudaFree(temp);
 }
 
+// Exclusive scans of n int32 values (issue 20's sizes) under several tile shapes: per-call time of
+// back-to-back calls and of a graph replay against cub::DeviceScan::ExclusiveSum. The context
+// takes its temporaries from a workspace, as mgpu_bench --small does, so that the graphs hold no
+// allocation nodes (CUB's temp storage is allocated beforehand too).
+template <class... Shapes>
+void tune_scan_small(std::int64_t n) {
+  bench::device_array<unsigned char> workspace(std::int64_t(1) << 26);
+  mgpu::context own_stream;
+  mgpu::context ctx(own_stream.stream(),
+                    std::make_shared<mgpu::workspace_allocator>(workspace.data(), std::size_t(1) << 26, nullptr));
+  bench::device_array<int> in(n), out(n), ref(n);
+  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  MGPU_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()));
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  auto cub_run = [&] { cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); };
+  double cub_calls = bench::per_call_ms(cub_run, false, 20, 200, ctx.stream());
+  double cub_graph = bench::per_call_ms(cub_run, true, 20, 200, ctx.stream());
+  std::printf("exclusive scan int32 n=%lld: cub calls %.2f us, graph %.2f us\n", (long long)n, cub_calls * 1e3,
+              cub_graph * 1e3);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    auto run = [&] { mgpu::exclusive_scan<P>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); };
+    double calls = bench::per_call_ms(run, false, 20, 200, ctx.stream());
+    double graph = bench::per_call_ms(run, true, 20, 200, ctx.stream());
+    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
+    std::printf("  <%4d,%3d,%d> calls %.2f us %.3fx  graph %.2f us %.3fx  %s\n", P::nt, P::vt, P::min_ctas, calls * 1e3,
+                cub_calls / calls, graph * 1e3, cub_graph / graph, m.count ? "MISMATCH" : "ok");
+  };
+  (one(Shapes{}), ...);
+  cudaFree(temp);
+}
+
 // Two calls each of mgpu::reduce, cub::DeviceReduce::Sum, mgpu::exclusive_scan and
 // cub::DeviceScan::ExclusiveSum of n int32 values (n itself, not a power of two: issue 20's
 // sizes), for a per-kernel look under ncu.
@@ -131,6 +165,59 @@ void profile_small(mgpu::context& ctx, std::int64_t n) {
     MGPU_CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, in.data(), sum.data(), int(n), ctx.stream()));
     mgpu::exclusive_scan(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx);
     MGPU_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), out.data(), int(n), ctx.stream()));
+  }
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  cudaFree(temp);
+}
+
+// Two calls each of mgpu::segmented_reduce (segments of 128, CSR offsets) against
+// cub::DeviceSegmentedReduce::Sum, mgpu::reduce_by_key (runs of 4) against
+// cub::DeviceReduce::ReduceByKey, and mgpu::segmented_inclusive_scan (the same segments) against
+// cub::DeviceScan::InclusiveSumByKey, on n int32 values: issue 20's sizes, for a per-kernel look
+// under ncu.
+void profile_small_segmented(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> in(n), out(n), ref(n), keys(n), ids(n), keys_out(n);
+  bench::device_array<std::int64_t> runs(1);
+  bench::device_array<int> ref_runs(1);
+  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
+  mgpu::transform([=, k = keys.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 4); }, n, ctx);
+  mgpu::transform([=, k = ids.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 128); }, n, ctx);
+  std::vector<int> h = profile_heads(n, 128);
+  const int segments = int(h.size());
+  h.push_back(int(n));
+  bench::device_array<int> heads(std::int64_t(h.size()));
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  void* temp = nullptr;
+  std::size_t bytes = 0, most = 0;
+  auto cub_segreduce = [&] {
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads.data(), heads.data() + 1,
+                                           ctx.stream());
+  };
+  auto cub_by_key = [&] {
+    return cub::DeviceReduce::ReduceByKey(temp, bytes, keys.data(), keys_out.data(), in.data(), ref.data(),
+                                          ref_runs.data(), mgpu::plus<int>(), int(n), ctx.stream());
+  };
+  auto cub_scan = [&] {
+    return cub::DeviceScan::InclusiveSumByKey(temp, bytes, ids.data(), in.data(), ref.data(), int(n),
+                                              ::cuda::std::equal_to<>(), ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_segreduce());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cub_by_key());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cub_scan());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, most));
+  bytes = most;
+  for (int i = 0; i < 2; ++i) {
+    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
+                           mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_segreduce());
+    mgpu::reduce_by_key(keys.data(), in.data(), n, keys_out.data(), out.data(), runs.data(), mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_by_key());
+    mgpu::segmented_inclusive_scan(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(),
+                                   mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_scan());
   }
   MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   cudaFree(temp);
@@ -807,6 +894,11 @@ int main(int argc, char** argv) {
       for (std::int64_t m : {100000, 1000000, 4000000})
         tune_reduce_small<lp<128, 32>, lp<256, 16>, lp<256, 32>, lp<512, 8>, lp<128, 16>, lp<64, 64>, lp<256, 8>,
                           lp<512, 16>>(ctx, m);
+    if (what == "scansmall")  // mgpu_tune 0 scansmall: n = 10^4, 10^5, 10^6 (graph replays against CUB)
+      for (int round = 0; round < 2; ++round)
+        for (std::int64_t m : {10000, 100000, 1000000})
+          tune_scan_small<lpm<128, 41, 8>, lpm<128, 15, 8>, lpm<128, 23, 8>, lpm<128, 11, 8>, lpm<256, 15, 4>,
+                          lpm<64, 41, 16>, lpm<128, 31, 8>, lpm<256, 23, 4>>(m);
     if (what == "all" || what == "scan") {
       tune_scan<std::int32_t, lp<128, 41>, lp<128, 53>>(ctx, n, flush);
       tune_scan<std::int64_t, lp<128, 21>, lp<128, 31>>(ctx, n, flush);
@@ -882,6 +974,8 @@ int main(int argc, char** argv) {
       for (bench::matrix_kind kind : matrices)
         tune_spmv<double, lpm<128, 15, 4>, lpm<128, 11, 6>, lpm<128, 11, 8>, lpm<128, 9, 8>, lpm<128, 7, 10>,
                   lpm<128, 15, 5>, lpm<128, 11, 7>, lpm<128, 7, 12>>(ctx, n, kind, flush);
+    if (what == "profilesegmented")  // mgpu_tune 0 profilesegmented N
+      profile_small_segmented(ctx, argc > 3 ? std::atoll(argv[3]) : 10000);
     if (what == "profilesmall")  // mgpu_tune 0 profilesmall N
       profile_small(ctx, argc > 3 ? std::atoll(argv[3]) : 1000000);
     if (what == "segscanshapes")
