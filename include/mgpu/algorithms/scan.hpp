@@ -33,7 +33,8 @@ using scan_params =
 // The shape of a scan of 4-byte values between one tile of scan_params (which one launch takes)
 // and scan_few_tiles_limit values, when no shape is given: smaller tiles, so that the few tiles
 // there are spread over more SMs and each waits on less memory. On an H200, exclusive sums of
-// int32 (bench/tune.cu scansmall, graph replays, two rounds): 10^4 values 1.07x-1.12x faster than
+// int32 (bench/tune.cu scansmall, graph replays, two rounds;
+// bench/results/2026-11-29_h200_scan_few_tiles_shapes.txt): 10^4 values 1.07x-1.12x faster than
 // at 128 x 41 (3.64-3.68 us against 3.95), 10^5 1.01x-1.04x, 10^6 6-7% slower (so the limit).
 template <typename T>
 using scan_few_tiles_params = launch_params<128, 15, 8>;
