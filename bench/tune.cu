@@ -170,59 +170,6 @@ void profile_small(mgpu::context& ctx, std::int64_t n) {
   cudaFree(temp);
 }
 
-// Two calls each of mgpu::segmented_reduce (segments of 128, CSR offsets) against
-// cub::DeviceSegmentedReduce::Sum, mgpu::reduce_by_key (runs of 4) against
-// cub::DeviceReduce::ReduceByKey, and mgpu::segmented_inclusive_scan (the same segments) against
-// cub::DeviceScan::InclusiveSumByKey, on n int32 values: issue 20's sizes, for a per-kernel look
-// under ncu.
-void profile_small_segmented(mgpu::context& ctx, std::int64_t n) {
-  bench::device_array<int> in(n), out(n), ref(n), keys(n), ids(n), keys_out(n);
-  bench::device_array<std::int64_t> runs(1);
-  bench::device_array<int> ref_runs(1);
-  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
-  mgpu::transform([=, k = keys.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 4); }, n, ctx);
-  mgpu::transform([=, k = ids.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 128); }, n, ctx);
-  std::vector<int> h = profile_heads(n, 128);
-  const int segments = int(h.size());
-  h.push_back(int(n));
-  bench::device_array<int> heads(std::int64_t(h.size()));
-  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
-  void* temp = nullptr;
-  std::size_t bytes = 0, most = 0;
-  auto cub_segreduce = [&] {
-    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads.data(), heads.data() + 1,
-                                           ctx.stream());
-  };
-  auto cub_by_key = [&] {
-    return cub::DeviceReduce::ReduceByKey(temp, bytes, keys.data(), keys_out.data(), in.data(), ref.data(),
-                                          ref_runs.data(), mgpu::plus<int>(), int(n), ctx.stream());
-  };
-  auto cub_scan = [&] {
-    return cub::DeviceScan::InclusiveSumByKey(temp, bytes, ids.data(), in.data(), ref.data(), int(n),
-                                              ::cuda::std::equal_to<>(), ctx.stream());
-  };
-  MGPU_CUDA_CHECK(cub_segreduce());
-  most = std::max(most, bytes);
-  MGPU_CUDA_CHECK(cub_by_key());
-  most = std::max(most, bytes);
-  MGPU_CUDA_CHECK(cub_scan());
-  most = std::max(most, bytes);
-  MGPU_CUDA_CHECK(cudaMalloc(&temp, most));
-  bytes = most;
-  for (int i = 0; i < 2; ++i) {
-    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
-                           mgpu::plus<int>(), ctx);
-    MGPU_CUDA_CHECK(cub_segreduce());
-    mgpu::reduce_by_key(keys.data(), in.data(), n, keys_out.data(), out.data(), runs.data(), mgpu::plus<int>(), ctx);
-    MGPU_CUDA_CHECK(cub_by_key());
-    mgpu::segmented_inclusive_scan(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(),
-                                   mgpu::plus<int>(), ctx);
-    MGPU_CUDA_CHECK(cub_scan());
-  }
-  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
-  cudaFree(temp);
-}
-
 // SpMV (y = A x) on ~n non-zeros under several tile shapes, with a plan, on the benchmark's
 // matrices (bench::matrix_kind). Checks every shape against the first (within float tolerance:
 // the tiles' boundaries change the order of the sums).
@@ -869,6 +816,59 @@ void profile_primer(mgpu::context& ctx, std::int64_t n) {
                                  ctx);
   cub::DeviceScan::InclusiveSumByKey(temp, most, ids.data(), in.data(), ref.data(), int(n), ::cuda::std::equal_to<>(),
                                      ctx.stream());
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+  cudaFree(temp);
+}
+
+// Two calls each of mgpu::segmented_reduce (segments of 128, CSR offsets) against
+// cub::DeviceSegmentedReduce::Sum, mgpu::reduce_by_key (runs of 4) against
+// cub::DeviceReduce::ReduceByKey, and mgpu::segmented_inclusive_scan (the same segments) against
+// cub::DeviceScan::InclusiveSumByKey, on n int32 values: issue 20's sizes, for a per-kernel look
+// under ncu.
+void profile_small_segmented(mgpu::context& ctx, std::int64_t n) {
+  bench::device_array<int> in(n), out(n), ref(n), keys(n), ids(n), keys_out(n);
+  bench::device_array<std::int64_t> runs(1);
+  bench::device_array<int> ref_runs(1);
+  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
+  mgpu::transform([=, k = keys.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 4); }, n, ctx);
+  mgpu::transform([=, k = ids.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 128); }, n, ctx);
+  std::vector<int> h = profile_heads(n, 128);
+  const int segments = int(h.size());
+  h.push_back(int(n));
+  bench::device_array<int> heads(std::int64_t(h.size()));
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  void* temp = nullptr;
+  std::size_t bytes = 0, most = 0;
+  auto cub_segreduce = [&] {
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads.data(), heads.data() + 1,
+                                           ctx.stream());
+  };
+  auto cub_by_key = [&] {
+    return cub::DeviceReduce::ReduceByKey(temp, bytes, keys.data(), keys_out.data(), in.data(), ref.data(),
+                                          ref_runs.data(), mgpu::plus<int>(), int(n), ctx.stream());
+  };
+  auto cub_scan = [&] {
+    return cub::DeviceScan::InclusiveSumByKey(temp, bytes, ids.data(), in.data(), ref.data(), int(n),
+                                              ::cuda::std::equal_to<>(), ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_segreduce());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cub_by_key());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cub_scan());
+  most = std::max(most, bytes);
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, most));
+  bytes = most;
+  for (int i = 0; i < 2; ++i) {
+    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
+                           mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_segreduce());
+    mgpu::reduce_by_key(keys.data(), in.data(), n, keys_out.data(), out.data(), runs.data(), mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_by_key());
+    mgpu::segmented_inclusive_scan(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(),
+                                   mgpu::plus<int>(), ctx);
+    MGPU_CUDA_CHECK(cub_scan());
+  }
   MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   cudaFree(temp);
 }
