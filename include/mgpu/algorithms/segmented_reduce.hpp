@@ -261,7 +261,7 @@ void segreduce_heads_launch(const char* fn, Source source, CachedIt cached, std:
   // (Inside the kernel, Source::by_segment and has_values_v<V> rather than local constants: nvcc
   // would capture those.)
   using V = lbs_value_t<CachedIt>;
-  constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
+  constexpr int NT = P::nt, VT = P::vt;
   using storage_t = segreduce_storage<NT, VT, T, V, Source::by_segment>;
   static_assert(sizeof(storage_t) <= 48 * 1024,
                 "mgpu: a segmented reduction's tile takes too much shared memory for this value type: pass smaller "
