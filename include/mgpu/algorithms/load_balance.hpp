@@ -83,6 +83,26 @@ struct lbs_tile_storage {
 // and up to 19% at 2^26 on an H100.
 enum class lbs_bounds { whole, partitioned, searched };
 
+// Tile `tile`'s range (of NV steps of the items-and-heads merge) found as Bounds says: `p`, the
+// partitions, for `partitioned` only; `splits`, two std::int64_t of shared memory, for `searched`
+// only, which syncs the CTA (call it with every thread).
+template <lbs_bounds Bounds, int NT, int NV, typename HeadIt>
+MGPU_DEVICE lbs_range lbs_tile_range(int tid, int tile, std::int64_t count, HeadIt heads, std::int64_t num_heads,
+                                     const std::int64_t* p, std::int64_t* splits) {
+  if constexpr (Bounds == lbs_bounds::whole) {
+    return lbs_range::whole(count, num_heads);
+  } else if constexpr (Bounds == lbs_bounds::partitioned) {
+    return lbs_range::of_tile(tile, NV, count, num_heads, p);
+  } else {
+    const std::int64_t first = std::int64_t(tile) * NV, total = count + num_heads;
+    const std::int64_t last = first + NV < total ? first + NV : total;
+    std::int64_t x0, x1;
+    cta_merge_path_pair<NT, bounds::upper>(tid, counting_iterator<std::int64_t>(0), count, heads, num_heads, first,
+                                           last, less<>(), splits, x0, x1);
+    return lbs_range::of_splits(tile, NV, count, num_heads, x0, x1);
+  }
+}
+
 // A CTA that labels its tile and calls f for every item in it: f(index, segment, rank), plus the
 // segment's value when there are values to cache. Items before the first head have segment -1
 // and are passed too; the public functions decide what to do with them. `p`: the partitions, for
@@ -108,19 +128,8 @@ void load_balance_launch(const char* fn, F f, std::int64_t count, HeadIt heads, 
     ValuesIt segment_values = values;
     const HeadIt tile_heads = heads;
     const std::int64_t* partitions = p;
-    const std::int64_t total = count + num_heads;
-    lbs_range r;
-    if constexpr (Bounds == lbs_bounds::whole) {
-      r = lbs_range::whole(count, num_heads);
-    } else if constexpr (Bounds == lbs_bounds::partitioned) {
-      r = lbs_range::of_tile(tile, P::nv, count, num_heads, partitions);
-    } else {
-      const std::int64_t first = std::int64_t(tile) * P::nv, last = first + P::nv < total ? first + P::nv : total;
-      std::int64_t x0, x1;
-      cta_merge_path_pair<P::nt, bounds::upper>(tid, counting_iterator<std::int64_t>(0), count, tile_heads, num_heads,
-                                                first, last, less<>(), splits, x0, x1);
-      r = lbs_range::of_splits(tile, P::nv, count, num_heads, x0, x1);
-    }
+    const lbs_range r =
+        lbs_tile_range<Bounds, P::nt, P::nv>(tid, tile, count, tile_heads, num_heads, partitions, splits);
     typename lbs::tile_t t = lbs::run(tid, r, tile_heads, s.lbs);
     if constexpr (!std::is_same<ValuesIt, empty_t>::value) {  // (not `cached`: nvcc would capture it)
       // Local segment 0 is the one before the tile's first head (if any); then one per head.

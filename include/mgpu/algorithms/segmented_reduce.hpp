@@ -73,6 +73,18 @@ template <typename K, typename T>
 using reduce_by_key_params =
     launch_params<256, detail::steps_within_44k((has_values_v<K> ? int(sizeof(K)) : 0) + int(sizeof(T)), 256)>;
 
+// Inputs of a few tiles, when no shape is given: smaller tiles, as the scans take
+// (scan_few_tiles_params), so that the few there are spread over more SMs and each thread's
+// serial walk is shorter. Between one default tile (which one launch takes) and the limit, for
+// 4-byte values (and keys). Measured on an H200, graph replays against the default shape
+// (bench/tune.cu segmentedsmall, bench/results/2026-11-29_h200_segmented_few_tiles_shapes.txt):
+// segmented_reduce of segments of 128, 128 x 7: 10^4 items 1.13x faster, 10^5 1.18x, 10^6 9%
+// slower; reduce_by_key of runs of 4, 256 x 7: 10^4 1.24x, 10^5 1.14x, 10^6 the same.
+using segreduce_few_tiles_params = launch_params<128, 7>;
+using reduce_by_key_few_tiles_params = launch_params<256, 7>;
+constexpr std::int64_t segreduce_few_tiles_limit = std::int64_t(1) << 17;      // items and heads
+constexpr std::int64_t reduce_by_key_few_tiles_limit = std::int64_t(1) << 18;  // items
+
 namespace detail {
 
 // What a stretch of items leaves for the items after it: how many segments (or runs) it closed,
@@ -276,19 +288,8 @@ void segreduce_heads_launch(const char* fn, Source source, CachedIt cached, std:
     const std::int64_t item_count = count, head_total = num_heads;
     const std::int64_t* partitions = p;
     const HeadIt tile_heads = heads;
-    lbs_range r;
-    if constexpr (Bounds == lbs_bounds::whole) {
-      r = lbs_range::whole(item_count, head_total);
-    } else if constexpr (Bounds == lbs_bounds::partitioned) {
-      r = lbs_range::of_tile(tile, P::nv, item_count, head_total, partitions);
-    } else {
-      const std::int64_t first = std::int64_t(tile) * P::nv, total = item_count + head_total;
-      const std::int64_t last = first + P::nv < total ? first + P::nv : total;
-      std::int64_t x0, x1;
-      cta_merge_path_pair<P::nt, bounds::upper>(tid, counting_iterator<std::int64_t>(0), item_count, tile_heads,
-                                                head_total, first, last, less<>(), s.splits, x0, x1);
-      r = lbs_range::of_splits(tile, P::nv, item_count, head_total, x0, x1);
-    }
+    const lbs_range r =
+        lbs_tile_range<Bounds, P::nt, P::nv>(tid, tile, item_count, tile_heads, head_total, partitions, s.splits);
     const int items = int(r.item_end - r.item_begin), head_count = int(r.head_end - r.head_begin);
     const int total = items + head_count;
     const std::int64_t segment_begin = r.head_begin - 1;  // the segment of local segment 0 (-1: none)
@@ -727,9 +728,16 @@ void segreduce_dispatch(const char* fn, Source source, FlagsInput flags_input, s
   MGPU_REQUIRE_SEGMENTS(Segments);
   if constexpr (is_segment_heads_v<Segments>) {
     check_segreduce_heads(fn, count, segments, output, ctx);
+    auto run = [&](auto shape) {
+      segreduce_by_heads<decltype(shape), T>(fn, source, empty_t(), count, segments.heads, segments.num_heads, output,
+                                             init, op, nullptr, ctx);
+    };
     using P = params_or<params, segreduce_params<T>>;
-    segreduce_by_heads<P, T>(fn, source, empty_t(), count, segments.heads, segments.num_heads, output, init, op,
-                             nullptr, ctx);
+    const std::int64_t steps = count + segments.num_heads;  // (checked above not to overflow)
+    if constexpr (std::is_void<params>::value && sizeof(T) <= 4) {
+      if (steps > P::nv && steps <= segreduce_few_tiles_limit) return run(segreduce_few_tiles_params());
+    }
+    run(P());
   } else if constexpr (is_segment_description_v<Segments>) {
     check_count(fn, "count", count);
     check_pointer(fn, "flags", segments.flags, div_up(count, std::int64_t(32)));
@@ -876,9 +884,15 @@ void reduce_by_key(KeysIt keys, ValuesIt values, std::int64_t count, KeysOut key
     detail::check_disjoint(fn, "keys_out", values, count, keys_out, first);
     detail::check_disjoint(fn, "values_out", keys, count, values_out, first);
     detail::check_disjoint(fn, "values_out", values, count, values_out, first);
+    auto run = [&](auto shape) {
+      detail::reduce_runs<decltype(shape), T>(fn, detail::starts_at_new_keys<KeysIt, KeyEqual>{keys, key_equal}, values,
+                                              count, keys_out, values_out, count_out, maybe<T>{T{}, false}, op, ctx);
+    };
     using P = params_or<params, reduce_by_key_params<K, T>>;
-    detail::reduce_runs<P, T>(fn, detail::starts_at_new_keys<KeysIt, KeyEqual>{keys, key_equal}, values, count,
-                              keys_out, values_out, count_out, maybe<T>{T{}, false}, op, ctx);
+    if constexpr (std::is_void<params>::value && sizeof(K) <= 4 && sizeof(T) <= 4) {
+      if (count > P::nv && count <= reduce_by_key_few_tiles_limit) return run(reduce_by_key_few_tiles_params());
+    }
+    run(P());
   }
 }
 
