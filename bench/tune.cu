@@ -86,6 +86,26 @@ void tune_reduce(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   cudaFree(temp);
 }
 
+// The per-call time of back-to-back calls and of a graph replay (warm L2, bench::per_call_ms) of
+// cub_run, then of run(shape) for each shape, printed with CUB's time over the shape's; matches()
+// says whether a shape's output equals CUB's. Issue 20's sizes: tune_reduce_small, tune_scan_small,
+// tune_segmented_small.
+template <class... Shapes, class CubRun, class Run, class Matches>
+void time_small_shapes(const std::string& what, cudaStream_t stream, CubRun cub_run, Run run, Matches matches) {
+  double cub_calls = bench::per_call_ms(cub_run, false, 20, 200, stream);
+  double cub_graph = bench::per_call_ms(cub_run, true, 20, 200, stream);
+  std::printf("%s: cub calls %.2f us, graph %.2f us\n", what.c_str(), cub_calls * 1e3, cub_graph * 1e3);
+  auto one = [&](auto shape) {
+    using P = decltype(shape);
+    auto call = [&] { run(shape); };
+    double calls = bench::per_call_ms(call, false, 20, 200, stream);
+    double graph = bench::per_call_ms(call, true, 20, 200, stream);
+    std::printf("  <%4d,%3d,%d> calls %.2f us %.3fx  graph %.2f us %.3fx  %s\n", P::nt, P::vt, P::min_ctas, calls * 1e3,
+                cub_calls / calls, graph * 1e3, cub_graph / graph, matches() ? "ok" : "MISMATCH");
+  };
+  (one(Shapes{}), ...);
+}
+
 // reduce of n int32 values at small n (issue 20's sizes): the per-call time of back-to-back calls
 // and of a graph replay, warm L2 (bench::per_call_ms), shapes against cub::DeviceReduce::Sum.
 template <class... Shapes>
@@ -96,21 +116,11 @@ void tune_reduce_small(mgpu::context& ctx, std::int64_t n) {
   std::size_t bytes = 0;
   MGPU_CUDA_CHECK(cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  auto cub_run = [&] { cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); };
-  double cub_calls = bench::per_call_ms(cub_run, false, 20, 200, ctx.stream());
-  double cub_graph = bench::per_call_ms(cub_run, true, 20, 200, ctx.stream());
-  std::printf("reduce int32 n=%lld: cub calls %.2f us, graph %.2f us\n", (long long)n, cub_calls * 1e3,
-              cub_graph * 1e3);
-  auto one = [&](auto shape) {
-    using P = decltype(shape);
-    auto run = [&] { mgpu::reduce<P>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); };
-    double calls = bench::per_call_ms(run, false, 20, 200, ctx.stream());
-    double graph = bench::per_call_ms(run, true, 20, 200, ctx.stream());
-    bool ok = out.at(0, ctx.stream()) == ref.at(0, ctx.stream());
-    std::printf("  <%4d,%3d,%d> calls %.2f us %.3fx  graph %.2f us %.3fx  %s\n", P::nt, P::vt, P::min_ctas, calls * 1e3,
-                cub_calls / calls, graph * 1e3, cub_graph / graph, ok ? "ok" : "MISMATCH");
-  };
-  (one(Shapes{}), ...);
+  time_small_shapes<Shapes...>(
+      "reduce int32 n=" + std::to_string(n), ctx.stream(),
+      [&] { cub::DeviceReduce::Sum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); },
+      [&](auto shape) { mgpu::reduce<decltype(shape)>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); },
+      [&] { return out.at(0, ctx.stream()) == ref.at(0, ctx.stream()); });
   cudaFree(temp);
 }
 
@@ -130,21 +140,11 @@ void tune_scan_small(std::int64_t n) {
   std::size_t bytes = 0;
   MGPU_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()));
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  auto cub_run = [&] { cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); };
-  double cub_calls = bench::per_call_ms(cub_run, false, 20, 200, ctx.stream());
-  double cub_graph = bench::per_call_ms(cub_run, true, 20, 200, ctx.stream());
-  std::printf("exclusive scan int32 n=%lld: cub calls %.2f us, graph %.2f us\n", (long long)n, cub_calls * 1e3,
-              cub_graph * 1e3);
-  auto one = [&](auto shape) {
-    using P = decltype(shape);
-    auto run = [&] { mgpu::exclusive_scan<P>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); };
-    double calls = bench::per_call_ms(run, false, 20, 200, ctx.stream());
-    double graph = bench::per_call_ms(run, true, 20, 200, ctx.stream());
-    bench::mismatches m = bench::compare_arrays(out.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d,%d> calls %.2f us %.3fx  graph %.2f us %.3fx  %s\n", P::nt, P::vt, P::min_ctas, calls * 1e3,
-                cub_calls / calls, graph * 1e3, cub_graph / graph, m.count ? "MISMATCH" : "ok");
-  };
-  (one(Shapes{}), ...);
+  time_small_shapes<Shapes...>(
+      "exclusive scan int32 n=" + std::to_string(n), ctx.stream(),
+      [&] { cub::DeviceScan::ExclusiveSum(temp, bytes, in.data(), ref.data(), int(n), ctx.stream()); },
+      [&](auto shape) { mgpu::exclusive_scan<decltype(shape)>(in.data(), n, out.data(), 0, mgpu::plus<int>(), ctx); },
+      [&] { return bench::compare_arrays(out.data(), ref.data(), n, ctx.stream()).count == 0; });
   cudaFree(temp);
 }
 
@@ -873,6 +873,57 @@ void profile_small_segmented(mgpu::context& ctx, std::int64_t n) {
   cudaFree(temp);
 }
 
+// reduce_by_key (int32 keys in runs of 4, int32 sums) and segmented_reduce (segments of 128 by
+// CSR offsets) of n values under several tile shapes, per call: back-to-back calls and graph
+// replays against CUB's (cub::DeviceReduce::ReduceByKey, cub::DeviceSegmentedReduce::Sum), with
+// temporaries from a workspace as in tune_scan_small: whether inputs of a few tiles want smaller
+// tiles, as the scans do.
+template <bool by_key, class... Shapes>
+void tune_segmented_small(std::int64_t n) {
+  bench::device_array<unsigned char> workspace(std::int64_t(1) << 26);
+  mgpu::context own_stream;
+  mgpu::context ctx(own_stream.stream(),
+                    std::make_shared<mgpu::workspace_allocator>(workspace.data(), std::size_t(1) << 26, nullptr));
+  bench::device_array<int> in(n), out(n), ref(n), keys(n), keys_out(n), ref_keys(n);
+  bench::device_array<std::int64_t> runs(1);
+  bench::device_array<int> ref_runs(1);
+  bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
+  mgpu::transform([=, k = keys.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 4); }, n, ctx);
+  std::vector<int> h = profile_heads(n, 128);
+  const int segments = int(h.size());
+  h.push_back(int(n));
+  bench::device_array<int> heads(std::int64_t(h.size()));
+  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  void* temp = nullptr;
+  std::size_t bytes = 0;
+  auto cub_call = [&] {
+    if constexpr (by_key)
+      return cub::DeviceReduce::ReduceByKey(temp, bytes, keys.data(), ref_keys.data(), in.data(), ref.data(),
+                                            ref_runs.data(), mgpu::plus<int>(), int(n), ctx.stream());
+    else
+      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads.data(),
+                                             heads.data() + 1, ctx.stream());
+  };
+  MGPU_CUDA_CHECK(cub_call());
+  MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  const std::int64_t outputs = by_key ? (n + 3) / 4 : segments;
+  time_small_shapes<Shapes...>(
+      std::string(by_key ? "reduce_by_key runs of 4" : "segmented_reduce segments of 128") +
+          " int32 n=" + std::to_string(n),
+      ctx.stream(), [&] { cub_call(); },
+      [&](auto shape) {
+        using P = decltype(shape);
+        if constexpr (by_key)
+          mgpu::reduce_by_key<P>(keys.data(), in.data(), n, keys_out.data(), out.data(), runs.data(), mgpu::plus<int>(),
+                                 ctx);
+        else
+          mgpu::segmented_reduce<P>(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
+                                    mgpu::plus<int>(), ctx);
+      },
+      [&] { return bench::compare_arrays(out.data(), ref.data(), outputs, ctx.stream()).count == 0; });
+  cudaFree(temp);
+}
+
 template <int NT, int VT>
 using lp = mgpu::launch_params<NT, VT>;
 template <int NT, int VT, int MIN_CTAS>
@@ -894,6 +945,13 @@ int main(int argc, char** argv) {
       for (std::int64_t m : {100000, 1000000, 4000000})
         tune_reduce_small<lp<128, 32>, lp<256, 16>, lp<256, 32>, lp<512, 8>, lp<128, 16>, lp<64, 64>, lp<256, 8>,
                           lp<512, 16>>(ctx, m);
+    if (what == "segmentedsmall")  // mgpu_tune 0 segmentedsmall: n = 10^4, 10^5, 10^6, graph replays against CUB
+      for (std::int64_t m : {10000, 100000, 1000000}) {
+        tune_segmented_small<true, lp<256, 15>, lp<128, 15>, lp<128, 11>, lp<128, 7>, lp<128, 5>, lp<256, 7>,
+                             lp<64, 15>, lp<64, 7>>(m);
+        tune_segmented_small<false, lp<128, 15>, lp<128, 11>, lp<128, 7>, lp<128, 5>, lp<64, 15>, lp<64, 7>, lp<256, 7>,
+                             lp<128, 3>>(m);
+      }
     if (what == "scansmall")  // mgpu_tune 0 scansmall: n = 10^4, 10^5, 10^6 (graph replays against CUB)
       for (int round = 0; round < 2; ++round)
         for (std::int64_t m : {10000, 100000, 1000000})
