@@ -619,6 +619,27 @@ MGPU_TEST(Join, BadArgumentsAndOverflow) {
   EXPECT_EQ(count.to_host()[0], std::numeric_limits<std::int64_t>::max()) << "the device form saturates";
 }
 
+// A left join against more than 2^31 keys (b = 0, 1, 2, ...): the lower bounds and match counts
+// then take 64 bits (below, 32), and b indices past 2^31 come back whole. Cheap on either backend:
+// each of a's three keys is found by a binary search.
+MGPU_TEST(Join, IndicesPast2To31) {
+  mgpu::context ctx;
+  const std::int64_t b_count = (std::int64_t(1) << 31) + 1000, past = (std::int64_t(1) << 31) + 7;
+  mgpu::buffer<std::int64_t> a(std::vector<std::int64_t>{5, past, b_count + 10}, ctx);
+  auto b = mgpu::make_counting_iterator<std::int64_t>(0);
+  mgpu::join_result rows = mgpu::join(a.data(), 3, b, b_count, mgpu::join_kind::left, mgpu::less<>(), ctx);
+  ASSERT_EQ(rows.count, 3);
+  EXPECT_EQ(rows.a_indices.to_host(), (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ(rows.b_indices.to_host(), (std::vector<std::int64_t>{5, past, -1}));
+  mgpu::buffer<std::int64_t> ai = poisoned<std::int64_t>(4, ctx), bi = poisoned<std::int64_t>(4, ctx),
+                             count = poisoned<std::int64_t>(1, ctx);
+  mgpu::join(a.data(), 3, b, b_count, ai.data(), bi.data(), 4, count.data(), mgpu::join_kind::inner, mgpu::less<>(),
+             ctx);
+  EXPECT_EQ(count.to_host()[0], 2);
+  EXPECT_EQ(ai.to_host(), (std::vector<std::int64_t>{0, 1, poison<std::int64_t>(), poison<std::int64_t>()}));
+  EXPECT_EQ(bi.to_host(), (std::vector<std::int64_t>{5, past, poison<std::int64_t>(), poison<std::int64_t>()}));
+}
+
 // Issue 20: inputs of at most one tile cost one launch, with no partition pass.
 MGPU_TEST(Search, OneTileIsOneLaunch) {
   mgpu::context ctx;

@@ -5,8 +5,8 @@
 // joins add a row (i, -1) for each a[i] with no equal key in b; right and outer joins add (-1, j)
 // for each unmatched b[j], after all other rows.
 //
-// 1. Searches: each a[i]'s lower bound in b, and the number of b's keys equal to it (an
-//    upper-bound search); for right and outer joins, which b's have a match (the b side of the
+// 1. Searches: each a[i]'s lower bound in b and its upper bound, whose difference is the number of
+//    b's keys equal to it; for right and outer joins, which b's have a match (the b side of the
 //    lower-bound search).
 // 2. Scans: a[i]'s rows start at the exclusive scan of its row counts (max(1, matches) for left
 //    and outer joins); unmatched b's get their positions after them the same way. Counts add with
@@ -67,40 +67,69 @@ struct unmatched {
   MGPU_HOST_DEVICE std::int64_t operator()(unsigned char matched) const { return matched ? 0 : 1; }
 };
 
-// What an a's rows need: where its equal keys start in b, and how many there are.
+// What an a's rows need: where its equal keys start in b, and how many there are (in I, the
+// join's index type: with_join_index), from its lower and upper bounds.
+template <typename I>
 struct a_matches {
-  std::int64_t lower, count;
+  I lower, count;
 };
+template <typename I>
 struct a_matches_of {
-  const std::int64_t* lower;
-  const std::int64_t* count;
-  MGPU_HOST_DEVICE a_matches operator()(std::int64_t i) const { return a_matches{lower[i], count[i]}; }
+  const I* lower;
+  const I* upper;
+  MGPU_HOST_DEVICE a_matches<I> operator()(std::int64_t i) const {
+    return a_matches<I>{lower[i], I(upper[i] - lower[i])};
+  }
+};
+// The number of b's keys equal to a[i].
+template <typename I>
+struct match_count_of {
+  const I* lower;
+  const I* upper;
+  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const {
+    return std::int64_t(upper[i]) - std::int64_t(lower[i]);
+  }
 };
 
 // Row `row` of a's rows: (segment, lower + rank), or (segment, -1) for an unmatched a. Rows at or
 // past the number of a's rows (the load-balancing search ran over the capacity) are not written.
-template <typename AOut, typename BOut>
+template <typename AOut, typename BOut, typename I>
 struct a_row_writer {
   AOut a_out;
   BOut b_out;
   const std::int64_t* a_rows;
-  MGPU_DEVICE void operator()(std::int64_t row, std::int64_t segment, std::int64_t rank, const a_matches& m) const {
+  MGPU_DEVICE void operator()(std::int64_t row, std::int64_t segment, std::int64_t rank, const a_matches<I>& m) const {
     if (row >= *a_rows) return;
     a_out[row] = segment;
-    b_out[row] = m.count ? m.lower + rank : std::int64_t(-1);
+    b_out[row] = m.count ? std::int64_t(m.lower) + rank : std::int64_t(-1);
   }
 };
 
 // The temporaries of a join and its counting passes (steps 1 and 2). totals[0]: a's rows, totals[1]:
-// unmatched b's rows (0 for inner and left joins).
+// unmatched b's rows (0 for inner and left joins). The bounds, at most b_count, are kept in I; the
+// row starts, which may pass 2^31 with any b_count, in 64 bits.
+template <typename I>
 struct join_plan {
-  buffer<std::int64_t> lower, matches, a_row_starts, b_row_starts, totals;
+  buffer<I> lower, upper;
+  buffer<std::int64_t> a_row_starts, b_row_starts, totals;
   buffer<unsigned char> b_matched;
 };
 
-template <typename params, typename AIt, typename BIt, typename Comp>
-join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_kind kind, Comp comp,
-                    context& ctx) {
+// The index type of a join's bounds: 32 bits where b has fewer than 2^31 keys, which the join's
+// passes then read and write at half the bytes (each is written once and read twice): an inner
+// join of 2^26 int32 keys 1.22x faster on an H200 than with 64-bit ones
+// (bench/results/2026-11-29_h200_join_index_scan_large_ab.txt).
+template <typename F>
+void with_join_index(std::int64_t b_count, F&& f) {
+  if (b_count <= std::int64_t(std::numeric_limits<std::int32_t>::max()))
+    f(std::int32_t());
+  else
+    f(std::int64_t());
+}
+
+template <typename params, typename I, typename AIt, typename BIt, typename Comp>
+join_plan<I> plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_kind kind,
+                       Comp comp, context& ctx) {
   check_count(fn, "a_count", a_count);
   check_count(fn, "b_count", b_count);
   check_pointer(fn, "a", a, a_count);
@@ -113,9 +142,12 @@ join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int
   }
   const bool left = kind == join_kind::left || kind == join_kind::outer;
   const bool right = kind == join_kind::right || kind == join_kind::outer;
-  join_plan plan{buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(a_count, ctx),
-                 buffer<std::int64_t>(a_count, ctx), buffer<std::int64_t>(right ? b_count : 0, ctx),
-                 buffer<std::int64_t>(2, ctx),       buffer<unsigned char>(right ? b_count : 0, ctx)};
+  join_plan<I> plan{buffer<I>(a_count, ctx),
+                    buffer<I>(a_count, ctx),
+                    buffer<std::int64_t>(a_count, ctx),
+                    buffer<std::int64_t>(right ? b_count : 0, ctx),
+                    buffer<std::int64_t>(2, ctx),
+                    buffer<unsigned char>(right ? b_count : 0, ctx)};
   zero_bytes(plan.totals.data(), 2 * sizeof(std::int64_t), ctx);
   // (The inputs' order was checked above: the searches do not check it again.)
   if (right)
@@ -124,10 +156,13 @@ join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int
   else
     sorted_search_impl<bounds::lower, search_output::index, search_output::none, params>(
         fn, a, a_count, b, b_count, plan.lower.data(), discard_iterator(), nullptr, nullptr, comp, false, ctx);
-  equality_count_impl<params>(fn, a, plan.lower.data(), a_count, b, b_count, plan.matches.data(), comp,
-                              equal_range_size(), false, ctx);
-  transform_exclusive_scan(plan.matches.data(), a_count, plan.a_row_starts.data(), std::int64_t(0), saturating_plus(),
-                           rows_of_a{left}, plan.totals.data(), ctx);
+  // (Its own output, not sorted_equality_count's: that one reads each lower bound as it stores the
+  // count, a load at the end of every tile, and took 1.8x the lower-bound search's time on an H200.)
+  sorted_search_impl<bounds::upper, search_output::index, search_output::none, params>(
+      fn, a, a_count, b, b_count, plan.upper.data(), discard_iterator(), nullptr, nullptr, comp, false, ctx);
+  transform_exclusive_scan(make_load_iterator(match_count_of<I>{plan.lower.data(), plan.upper.data()}), a_count,
+                           plan.a_row_starts.data(), std::int64_t(0), saturating_plus(), rows_of_a{left},
+                           plan.totals.data(), ctx);
   if (right)
     transform_exclusive_scan(plan.b_matched.data(), b_count, plan.b_row_starts.data(), std::int64_t(0),
                              saturating_plus(), unmatched(), plan.totals.data() + 1, ctx);
@@ -135,15 +170,15 @@ join_plan plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int
 }
 
 // Step 3: writes rows [0, min(capacity, rows)) of a planned join, and the number of rows.
-template <typename params, typename AOut, typename BOut>
-void write_join(const char* fn, const join_plan& plan, std::int64_t a_count, std::int64_t b_count, AOut a_indices,
+template <typename params, typename I, typename AOut, typename BOut>
+void write_join(const char* fn, const join_plan<I>& plan, std::int64_t a_count, std::int64_t b_count, AOut a_indices,
                 BOut b_indices, std::int64_t capacity, std::int64_t* row_count, context& ctx) {
   const std::int64_t* totals = plan.totals.data();
   // a's rows: segments are the a's, heads their first rows (they start at 0: every row has one).
   // The search runs over `capacity` rows; the writer drops those past the last a's row.
-  load_balance_tiles<params_or<params, load_balance_params<a_matches>>>(
-      fn, a_row_writer<AOut, BOut>{a_indices, b_indices, totals}, capacity, plan.a_row_starts.data(), a_count,
-      make_load_iterator(a_matches_of{plan.lower.data(), plan.matches.data()}), ctx);
+  load_balance_tiles<params_or<params, load_balance_params<a_matches<I>>>>(
+      fn, a_row_writer<AOut, BOut, I>{a_indices, b_indices, totals}, capacity, plan.a_row_starts.data(), a_count,
+      make_load_iterator(a_matches_of<I>{plan.lower.data(), plan.upper.data()}), ctx);
   if (plan.b_matched.size()) {
     const unsigned char* matched = plan.b_matched.data();
     const std::int64_t* starts = plan.b_row_starts.data();
@@ -183,8 +218,11 @@ void join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_indic
   detail::check_pointer(fn, "b_indices", b_indices, capacity);
   detail::check_pointer(fn, "row_count", row_count, 1);
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>) {
-    detail::join_plan plan = detail::plan_join<params>(fn, a, a_count, b, b_count, kind, comp, ctx);
-    detail::write_join<params>(fn, plan, a_count, b_count, a_indices, b_indices, capacity, row_count, ctx);
+    detail::with_join_index(b_count, [&](auto index) {
+      using I = decltype(index);
+      detail::join_plan<I> plan = detail::plan_join<params, I>(fn, a, a_count, b, b_count, kind, comp, ctx);
+      detail::write_join<params>(fn, plan, a_count, b_count, a_indices, b_indices, capacity, row_count, ctx);
+    });
   }
 }
 
@@ -197,21 +235,24 @@ join_result join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_
   MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
   join_result result;
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>) {
-    detail::join_plan plan = detail::plan_join<params>(fn, a, a_count, b, b_count, kind, comp, ctx);
-    std::vector<std::int64_t> totals = plan.totals.to_host();
-    std::int64_t rows = detail::saturating_plus()(totals[0], totals[1]);
-    if (rows == detail::int64_max)
-      detail::throw_argument(fn, "b", "joined with a gives 2^63 - 1 rows or more: more than std::int64_t counts");
-    if (rows > detail::int64_max / std::int64_t(sizeof(std::int64_t)))
-      detail::throw_argument(fn, "b",
-                             "joined with a gives " + std::to_string(rows) +
-                                 " rows: their indices would take more bytes than std::int64_t counts");
-    result.a_indices = buffer<std::int64_t>(rows, ctx);
-    result.b_indices = buffer<std::int64_t>(rows, ctx);
-    buffer<std::int64_t> row_count(1, ctx);
-    detail::write_join<params>(fn, plan, a_count, b_count, result.a_indices.data(), result.b_indices.data(), rows,
-                               row_count.data(), ctx);
-    result.count = rows;
+    detail::with_join_index(b_count, [&](auto index) {
+      using I = decltype(index);
+      detail::join_plan<I> plan = detail::plan_join<params, I>(fn, a, a_count, b, b_count, kind, comp, ctx);
+      std::vector<std::int64_t> totals = plan.totals.to_host();
+      std::int64_t rows = detail::saturating_plus()(totals[0], totals[1]);
+      if (rows == detail::int64_max)
+        detail::throw_argument(fn, "b", "joined with a gives 2^63 - 1 rows or more: more than std::int64_t counts");
+      if (rows > detail::int64_max / std::int64_t(sizeof(std::int64_t)))
+        detail::throw_argument(fn, "b",
+                               "joined with a gives " + std::to_string(rows) +
+                                   " rows: their indices would take more bytes than std::int64_t counts");
+      result.a_indices = buffer<std::int64_t>(rows, ctx);
+      result.b_indices = buffer<std::int64_t>(rows, ctx);
+      buffer<std::int64_t> row_count(1, ctx);
+      detail::write_join<params>(fn, plan, a_count, b_count, result.a_indices.data(), result.b_indices.data(), rows,
+                                 row_count.data(), ctx);
+      result.count = rows;
+    });
   }
   return result;
 }
