@@ -57,13 +57,15 @@ MGPU_TYPED_TEST(ReduceScanTyped, SumsMatchTheReferenceAtEverySize) {
 
 // Around the sizes where a scan of 4-byte values changes shape: one tile of scan_params (one
 // launch), then scan_few_tiles_params up to scan_few_tiles_limit values (its own tile edges), then
-// scan_params again. int sums and float maxima (exact).
+// scan_params again, and past scan_large_threshold scan_large_params (on sm_90; elsewhere the same
+// shape). int sums and float maxima (exact).
 MGPU_TEST(ReduceScan, ScansAroundTheFewTilesShape) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
   const std::int64_t tile = mgpu::scan_params<int>::nv, few = mgpu::scan_few_tiles_params<int>::nv;
-  const std::int64_t limit = mgpu::scan_few_tiles_limit;
-  for (std::int64_t n : {tile, tile + 1, 4 * few - 1, 4 * few, 4 * few + 1, limit - 1, limit, limit + 1}) {
+  const std::int64_t limit = mgpu::scan_few_tiles_limit, large = mgpu::scan_large_threshold;
+  for (std::int64_t n :
+       {tile, tile + 1, 4 * few - 1, 4 * few, 4 * few + 1, limit - 1, limit, limit + 1, large, large + 1}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_scans(ctx, small_integers<int>(n, rng), 3, mgpu::plus<int>());
     check_scans(ctx, random_vector<float>(n, rng, -1000.0f, 1000.0f), -1e30f, mgpu::maximum<float>());

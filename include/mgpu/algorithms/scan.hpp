@@ -30,6 +30,17 @@ template <typename T>
 using scan_params =
     launch_params<128, (164 / sizeof(T) >= 63 ? 63 : int(164 / sizeof(T)) | 1), (sizeof(T) <= 4 ? 8 : 0)>;
 
+// The shape of a scan of more than scan_large_threshold 4-byte values, when no shape is given:
+// on sm_90, 57 values a thread at 6 CTAs an SM, larger tiles still for the look-back to amortize
+// (elsewhere scan_params). Measured on an H200 with every 4-byte scan at 128 x 57 x 6 against
+// 128 x 41 x 8 (bench/tune.cu scanshapes; then the benchmark, two rounds,
+// bench/results/2026-11-29_h200_join_index_scan_large_ab.txt): exclusive and inclusive scans of
+// int32 and float 1.000x-1.022x as fast from 2^24 to 2^28, but 0.971x-0.997x at 2^20,
+// 0.982x-1.002x at 2^22, and 0.92x-0.95x for one tile (10^3): hence the threshold.
+template <typename T>
+using scan_large_params = arch_params<scan_params<T>, launch_params<128, 57, 6>>;
+constexpr std::int64_t scan_large_threshold = std::int64_t(1) << 23;
+
 // The shape of a scan of 4-byte values between one tile of scan_params (which one launch takes)
 // and scan_few_tiles_limit values, when no shape is given: smaller tiles, so that the few tiles
 // there are spread over more SMs and each waits on less memory. On an H200, exclusive sums of
@@ -48,6 +59,12 @@ template <typename params, typename T>
 constexpr bool scan_takes_few_tiles_shape(std::int64_t count) {
   return std::is_void<params>::value && sizeof(T) == 4 && count > scan_params<T>::nv && count <= scan_few_tiles_limit;
 }
+// Whether it takes scan_large_params (only where that differs from scan_params).
+template <typename params, typename T>
+constexpr bool scan_takes_large_shape(std::int64_t count) {
+  return std::is_void<params>::value && sizeof(T) == 4 && !std::is_same<scan_large_params<T>, scan_params<T>>::value &&
+         count > scan_large_threshold;
+}
 
 // The temporary memory of a scan of `count` values of T (its look-back state), for a caller that
 // allocates it up front and passes it to scan_impl (see radix_sort_lsd).
@@ -55,6 +72,8 @@ template <typename params, typename T>
 std::size_t scan_temp_bytes(std::int64_t count) {
   if (scan_takes_few_tiles_shape<params, T>(count))
     return lookback_state<T>::storage_bytes(num_tiles<scan_few_tiles_params<T>>(count));
+  if (scan_takes_large_shape<params, T>(count))
+    return lookback_state<T>::storage_bytes(num_tiles<scan_large_params<T>>(count));
   using P = params_or<params, scan_params<T>>;
   return count ? lookback_state<T>::storage_bytes(num_tiles<P>(count)) : 0;
 }
@@ -68,6 +87,12 @@ void scan_impl(const char* fn, It input, std::int64_t count, Out output, maybe<T
     if (scan_takes_few_tiles_shape<params, T>(count)) {
       scan_impl<kind, scan_few_tiles_params<T>, T>(fn, input, count, output, init, op, total, temp, ctx);
       return;
+    }
+    if constexpr (!std::is_same<scan_large_params<T>, scan_params<T>>::value) {
+      if (scan_takes_large_shape<params, T>(count)) {
+        scan_impl<kind, scan_large_params<T>, T>(fn, input, count, output, init, op, total, temp, ctx);
+        return;
+      }
     }
   }
   check_count(fn, "count", count);
