@@ -87,6 +87,22 @@ MGPU_TYPED_TEST(MergeSortTyped, MergesortMatchesStableSort) {
   }
 }
 
+// Past mergesort_large_threshold, 4-byte keys alone take mergesort_large_params (on sm_90;
+// elsewhere the same shape): the sizes on either side. (Keys only: pairs keep their shape.)
+MGPU_TEST(MergeSort, AroundTheLargeShape) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t threshold = mgpu::mergesort_large_threshold;
+  for (std::int64_t n : {threshold, threshold + 1}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<int> keys = random_keys<int>(n, 1 << 30, rng), sorted = keys;
+    std::sort(sorted.begin(), sorted.end(), std::greater<int>());
+    mgpu::buffer<int> k(keys, ctx);
+    mgpu::mergesort(k.data(), n, mgpu::greater<int>(), ctx);
+    EXPECT_TRUE(same(sorted, k.to_host()));
+  }
+}
+
 MGPU_TEST(MergeSort, ManyPassesWithSmallTiles) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);

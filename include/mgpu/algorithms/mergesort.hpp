@@ -35,6 +35,18 @@ using mergesort_params = launch_params<256, (sizeof(K) + (has_values_v<V> ? size
                                         : sizeof(K) + (has_values_v<V> ? sizeof(V) : 0) <= 8 ? 5
                                                                                              : 0)>;
 
+// The shape of a mergesort of more than mergesort_large_threshold 4-byte keys alone, when no shape
+// is given: on sm_90 128 x 23 at 8 CTAs an SM (elsewhere mergesort_params). On an H200 against
+// 256 x 11 x 8 (bench/tune.cu sortcaps, bench/results/2026-11-29_h200_mergesort_caps.txt; then
+// the benchmark, bench/results/2026-11-29_h200_join_index_scan_large_ab.txt): 1.04x faster at
+// 2^22 and 2^26, but graph replays of 10^3-10^6 keys 0.74x-0.95x (one tile and a few: a thread's
+// longer sorting network and serial merges on the critical path), hence the threshold.
+template <typename K, typename V = empty_t>
+using mergesort_large_params =
+    std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>),
+                       arch_params<mergesort_params<K, V>, launch_params<128, 23, 8>>, mergesort_params<K, V>>;
+constexpr std::int64_t mergesort_large_threshold = std::int64_t(1) << 21;
+
 namespace detail {
 
 template <typename P, typename K, typename V>
@@ -155,6 +167,13 @@ void merge_pass(const K* src_keys, const V* src_values, K* dst_keys, V* dst_valu
 template <typename params, typename K, typename V, typename ValuesIn, typename Comp>
 void mergesort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count, Comp comp,
                     context& ctx) {
+  if constexpr (std::is_void<params>::value &&
+                !std::is_same<mergesort_large_params<K, V>, mergesort_params<K, V>>::value) {
+    if (count > mergesort_large_threshold) {  // (the checks below run in that call)
+      mergesort_impl<mergesort_large_params<K, V>, K, V>(fn, keys, values_in, values, count, comp, ctx);
+      return;
+    }
+  }
   check_count(fn, "count", count);
   check_pointer(fn, "keys", keys, count);
   if constexpr (has_values_v<V>) {
