@@ -274,7 +274,8 @@ void tune_mergesort(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) 
         },
         2, 7, ctx.stream(), &flush);
     bench::mismatches m = bench::compare_arrays(keys.data(), ref.data(), n, ctx.stream());
-    std::printf("  <%4d,%3d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, ms, cub_ms / ms, m.count ? "MISMATCH" : "ok");
+    std::printf("  <%4d,%3d,%2d> %.4f ms  %.3fx cub  %s\n", P::nt, P::vt, P::min_ctas, ms, cub_ms / ms,
+                m.count ? "MISMATCH" : "ok");
   };
   (one(Shapes{}), ...);
   cudaFree(temp);
@@ -787,6 +788,17 @@ void profile_segreduce(mgpu::context& ctx, std::int64_t n) {
   MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
 }
 
+// One host-form inner join of two sorted int32 inputs of n / 2 keys each, every key twice on each
+// side (4 rows a key, n rows in all, as the benchmark's join), for a per-kernel look under ncu.
+void profile_join(mgpu::context& ctx, std::int64_t n) {
+  const std::int64_t half = n / 2;
+  bench::device_array<int> a(half), b(half);
+  mgpu::transform([=, p = a.data(), q = b.data()] MGPU_LAMBDA(std::int64_t i) { p[i] = q[i] = int(i / 2); }, half, ctx);
+  mgpu::join_result r = mgpu::join(a.data(), half, b.data(), half, mgpu::join_kind::inner, mgpu::less<>(), ctx);
+  std::printf("join rows %lld\n", (long long)r.count);
+  MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
+}
+
 // One call each of compact, compact_by_flags and an inclusive segmented scan of segments of 1,
 // and their CUB counterparts (DeviceSelect::If / Flagged, DeviceScan::InclusiveSumByKey over
 // segment ids), for a per-kernel look under ncu.
@@ -957,6 +969,9 @@ int main(int argc, char** argv) {
         for (std::int64_t m : {10000, 100000, 1000000})
           tune_scan_small<lpm<128, 41, 8>, lpm<128, 15, 8>, lpm<128, 23, 8>, lpm<128, 11, 8>, lpm<256, 15, 4>,
                           lpm<64, 41, 16>, lpm<128, 31, 8>, lpm<256, 23, 4>>(m);
+    if (what == "scanshapes")  // 4-byte scans at large sizes: the first shape is scan_params<int> (sm_90)
+      tune_scan<std::int32_t, lpm<128, 41, 8>, lpm<128, 33, 8>, lpm<128, 49, 8>, lpm<128, 41, 6>, lpm<256, 41, 4>,
+                lpm<128, 57, 6>, lpm<64, 41, 16>, lpm<256, 31, 4>, lpm<128, 41, 0>>(ctx, n, flush);
     if (what == "all" || what == "scan") {
       tune_scan<std::int32_t, lp<128, 41>, lp<128, 53>>(ctx, n, flush);
       tune_scan<std::int64_t, lp<128, 21>, lp<128, 31>>(ctx, n, flush);
@@ -976,6 +991,11 @@ int main(int argc, char** argv) {
     if (what == "sortshapes")
       tune_mergesort<lp<256, 11>, lp<256, 15>, lp<256, 17>, lp<128, 15>, lp<512, 11>, lp<512, 15>, lp<128, 23>,
                      lp<256, 23>, lp<256, 27>>(ctx, n, flush);
+    if (what == "sortcaps")  // keys' tiles with register caps; the first is mergesort_params<int> (sm_90)
+      for (int round = 0; round < 2; ++round)
+        tune_mergesort<lpm<256, 11, 8>, lpm<256, 17, 0>, lpm<256, 17, 4>, lpm<256, 17, 5>, lpm<256, 15, 5>,
+                       lpm<256, 15, 6>, lpm<256, 13, 6>, lpm<128, 23, 8>, lpm<128, 23, 6>, lpm<256, 19, 4>>(ctx, n,
+                                                                                                            flush);
     if (what == "pairshapes")
       tune_mergesort_pairs<lp<256, 11>, lp<256, 7>, lp<256, 15>, lp<128, 15>, lp<512, 11>>(ctx, n, flush);
     // Segmented sort shapes over the benchmark's profiles: keys, then pairs.
@@ -1019,6 +1039,7 @@ int main(int argc, char** argv) {
     if (what == "profilenew") profile_new_families(ctx, n);
     if (what == "profileprimer") profile_primer(ctx, n);
     if (what == "profilesegreduce") profile_segreduce(ctx, n);
+    if (what == "profilejoin") profile_join(ctx, n);
     // SpMV over the benchmark's matrices (printed as bench::matrix_kind: 0 uniform, 1 power law, 2
     // banded, 3 one dense row, 4 rows of 1, 5 sparse rows).
     const bench::matrix_kind matrices[] = {bench::matrix_kind::uniform,   bench::matrix_kind::power_law,
