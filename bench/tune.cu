@@ -338,6 +338,20 @@ std::vector<int> profile_heads(std::int64_t n, int size, bool random = false) {
   return h;
 }
 
+// profile_heads(n, size) as CSR offsets on the device, n appended: `segments` offsets and the end.
+struct device_offsets {
+  bench::device_array<int> offsets;
+  int segments;
+};
+device_offsets offsets_on_device(std::int64_t n, int size) {
+  std::vector<int> h = profile_heads(n, size);
+  const int segments = int(h.size());
+  h.push_back(int(n));
+  bench::device_array<int> offsets(std::int64_t(h.size()));
+  MGPU_CUDA_CHECK(cudaMemcpy(offsets.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  return device_offsets{std::move(offsets), segments};
+}
+
 // Segmented sort of random int32 keys (and values) by profile_heads(n, size, random): against
 // cub::DeviceSegmentedSort, under each launch shape.
 template <bool pairs, class... Shapes>
@@ -756,11 +770,8 @@ void profile_new_families(mgpu::context& ctx, std::int64_t n) {
   bench::device_array<std::int64_t> count(1);
   bench::fill_random<int>(in.data(), n, 23, 0, 999, ctx);
   mgpu::set_union(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
-  std::vector<int> h = profile_heads(n, 1024);
-  h.push_back(int(n));
-  bench::device_array<int> heads(std::int64_t(h.size()));
-  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
-  mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size()) - 1), out.data(), 0,
+  device_offsets csr = offsets_on_device(n, 1024);
+  mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(csr.offsets.data(), csr.segments), out.data(), 0,
                          mgpu::plus<int>(), ctx);
   mgpu::compact(in.data(), n, out.data(), count.data(), below_500(), ctx);
   std::vector<int> h8 = profile_heads(n, 8);
@@ -776,12 +787,9 @@ void profile_segreduce(mgpu::context& ctx, std::int64_t n) {
   bench::device_array<int> in(n), out(n);
   bench::fill_random<int>(in.data(), n, 23, 0, 999, ctx);
   for (int size : {65536, 4}) {
-    std::vector<int> h = profile_heads(n, size);
-    h.push_back(int(n));
-    bench::device_array<int> heads(std::int64_t(h.size()));
-    MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
-    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), std::int64_t(h.size()) - 1), out.data(),
-                           0, mgpu::plus<int>(), ctx);
+    device_offsets csr = offsets_on_device(n, size);
+    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(csr.offsets.data(), csr.segments), out.data(), 0,
+                           mgpu::plus<int>(), ctx);
     MGPU_CUDA_CHECK(cudaStreamSynchronize(ctx.stream()));
   }
   mgpu::inclusive_scan(in.data(), n, out.data(), mgpu::plus<int>(), ctx);
@@ -844,15 +852,13 @@ void profile_small_segmented(mgpu::context& ctx, std::int64_t n) {
   bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
   mgpu::transform([=, k = keys.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 4); }, n, ctx);
   mgpu::transform([=, k = ids.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 128); }, n, ctx);
-  std::vector<int> h = profile_heads(n, 128);
-  const int segments = int(h.size());
-  h.push_back(int(n));
-  bench::device_array<int> heads(std::int64_t(h.size()));
-  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  device_offsets csr = offsets_on_device(n, 128);
+  const int segments = csr.segments;
+  const int* heads = csr.offsets.data();
   void* temp = nullptr;
   std::size_t bytes = 0, most = 0;
   auto cub_segreduce = [&] {
-    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads.data(), heads.data() + 1,
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads, heads + 1,
                                            ctx.stream());
   };
   auto cub_by_key = [&] {
@@ -872,12 +878,12 @@ void profile_small_segmented(mgpu::context& ctx, std::int64_t n) {
   MGPU_CUDA_CHECK(cudaMalloc(&temp, most));
   bytes = most;
   for (int i = 0; i < 2; ++i) {
-    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
-                           mgpu::plus<int>(), ctx);
+    mgpu::segmented_reduce(in.data(), n, mgpu::segments_by_heads(heads, segments), out.data(), 0, mgpu::plus<int>(),
+                           ctx);
     MGPU_CUDA_CHECK(cub_segreduce());
     mgpu::reduce_by_key(keys.data(), in.data(), n, keys_out.data(), out.data(), runs.data(), mgpu::plus<int>(), ctx);
     MGPU_CUDA_CHECK(cub_by_key());
-    mgpu::segmented_inclusive_scan(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(),
+    mgpu::segmented_inclusive_scan(in.data(), n, mgpu::segments_by_heads(heads, segments), out.data(),
                                    mgpu::plus<int>(), ctx);
     MGPU_CUDA_CHECK(cub_scan());
   }
@@ -901,11 +907,9 @@ void tune_segmented_small(std::int64_t n) {
   bench::device_array<int> ref_runs(1);
   bench::fill_random<int>(in.data(), n, 7, -64, 63, ctx);
   mgpu::transform([=, k = keys.data()] MGPU_LAMBDA(std::int64_t i) { k[i] = int(i / 4); }, n, ctx);
-  std::vector<int> h = profile_heads(n, 128);
-  const int segments = int(h.size());
-  h.push_back(int(n));
-  bench::device_array<int> heads(std::int64_t(h.size()));
-  MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+  device_offsets csr = offsets_on_device(n, 128);
+  const int segments = csr.segments;
+  const int* heads = csr.offsets.data();
   void* temp = nullptr;
   std::size_t bytes = 0;
   auto cub_call = [&] {
@@ -913,8 +917,8 @@ void tune_segmented_small(std::int64_t n) {
       return cub::DeviceReduce::ReduceByKey(temp, bytes, keys.data(), ref_keys.data(), in.data(), ref.data(),
                                             ref_runs.data(), mgpu::plus<int>(), int(n), ctx.stream());
     else
-      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads.data(),
-                                             heads.data() + 1, ctx.stream());
+      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data(), ref.data(), segments, heads, heads + 1,
+                                             ctx.stream());
   };
   MGPU_CUDA_CHECK(cub_call());
   MGPU_CUDA_CHECK(cudaMalloc(&temp, bytes));
@@ -929,7 +933,7 @@ void tune_segmented_small(std::int64_t n) {
           mgpu::reduce_by_key<P>(keys.data(), in.data(), n, keys_out.data(), out.data(), runs.data(), mgpu::plus<int>(),
                                  ctx);
         else
-          mgpu::segmented_reduce<P>(in.data(), n, mgpu::segments_by_heads(heads.data(), segments), out.data(), 0,
+          mgpu::segmented_reduce<P>(in.data(), n, mgpu::segments_by_heads(heads, segments), out.data(), 0,
                                     mgpu::plus<int>(), ctx);
       },
       [&] { return bench::compare_arrays(out.data(), ref.data(), outputs, ctx.stream()).count == 0; });
