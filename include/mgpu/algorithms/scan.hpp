@@ -33,10 +33,11 @@ using scan_params =
 // The shape of a scan of more than scan_large_threshold 4-byte values, when no shape is given:
 // on sm_90, 57 values a thread at 6 CTAs an SM, larger tiles still for the look-back to amortize
 // (elsewhere scan_params). Measured on an H200 with every 4-byte scan at 128 x 57 x 6 against
-// 128 x 41 x 8 (bench/tune.cu scanshapes; then the benchmark, two rounds,
-// bench/results/2026-11-29_h200_join_index_scan_large_ab.txt): exclusive and inclusive scans of
-// int32 and float 1.000x-1.022x as fast from 2^24 to 2^28, but 0.971x-0.997x at 2^20,
-// 0.982x-1.002x at 2^22, and 0.92x-0.95x for one tile (10^3): hence the threshold.
+// 128 x 41 x 8 (bench/tune.cu scanshapes, bench/results/2026-11-29_h200_scan_shapes.txt; then
+// the benchmark, two rounds, bench/results/2026-11-29_h200_join_index_scan_large_ab.txt):
+// exclusive and inclusive scans of int32 and float 1.000x-1.022x as fast from 2^24 to 2^28, but
+// 0.971x-0.997x at 2^20, 0.982x-1.002x at 2^22, and 0.92x-0.95x for one tile (10^3): hence the
+// threshold.
 template <typename T>
 using scan_large_params = arch_params<scan_params<T>, launch_params<128, 57, 6>>;
 constexpr std::int64_t scan_large_threshold = std::int64_t(1) << 23;
