@@ -87,8 +87,9 @@ MGPU_TYPED_TEST(MergeSortTyped, MergesortMatchesStableSort) {
   }
 }
 
-// Past mergesort_large_threshold, 4-byte keys alone take mergesort_large_params (on sm_90;
-// elsewhere the same shape): the sizes on either side. (Keys only: pairs keep their shape.)
+// Past mergesort_large_threshold, 4-byte keys alone take mergesort_large_params (a shape of its
+// own where MGPU_TUNING_ARCH >= 90, the default, on either backend): the sizes on either side.
+// (Keys only: pairs keep their shape.)
 MGPU_TEST(MergeSort, AroundTheLargeShape) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);

@@ -57,8 +57,8 @@ MGPU_TYPED_TEST(ReduceScanTyped, SumsMatchTheReferenceAtEverySize) {
 
 // Around the sizes where a scan of 4-byte values changes shape: one tile of scan_params (one
 // launch), then scan_few_tiles_params up to scan_few_tiles_limit values (its own tile edges), then
-// scan_params again, and past scan_large_threshold scan_large_params (on sm_90; elsewhere the same
-// shape). int sums and float maxima (exact).
+// scan_params again, and past scan_large_threshold scan_large_params (a shape of its own where
+// MGPU_TUNING_ARCH >= 90, the default, on either backend). int sums and float maxima (exact).
 MGPU_TEST(ReduceScan, ScansAroundTheFewTilesShape) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
