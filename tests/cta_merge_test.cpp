@@ -768,6 +768,54 @@ MGPU_TEST(CtaMerge, CtaMergePathPairMatchesTheHost) {
   }
 }
 
+// cta_binary_search_pair: each CTA searches two keys (below, inside and above the data's range,
+// present and absent, equal to each other at times) in sorted data with runs of equal keys, both
+// bounds, in CTAs of 32 threads (two groups of 16 lanes) and of 128 (two warps), against
+// std::lower_bound / std::upper_bound; every thread must hold both answers.
+template <int NT, mgpu::bounds B>
+void check_cta_binary_search_pair(const std::vector<int>& data, std::mt19937_64& rng, mgpu::context& ctx) {
+  const std::int64_t n = std::int64_t(data.size());
+  const int ctas = 200;
+  std::vector<int> keys(2 * ctas);
+  std::vector<std::int64_t> expected(2 * ctas);
+  for (int i = 0; i < 2 * ctas; ++i) {
+    int key = int(rng() % std::uint64_t(n + 3)) - 1;  // -1 .. n + 1; the data lie in [0, n / 3]
+    if (i % 2 && rng() % 5 == 0) key = keys[std::size_t(i - 1)];
+    keys[std::size_t(i)] = key;
+    auto at = B == mgpu::bounds::lower ? std::lower_bound(data.begin(), data.end(), key)
+                                       : std::upper_bound(data.begin(), data.end(), key);
+    expected[std::size_t(i)] = at - data.begin();
+  }
+  mgpu::buffer<int> d_data(data, ctx), d_keys(keys, ctx);
+  mgpu::buffer<std::int64_t> got = poisoned<std::int64_t>(2 * ctas, ctx);
+  const int *pd = d_data.data(), *pk = d_keys.data();
+  std::int64_t* out = got.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        __shared__ std::int64_t splits[2];
+        std::int64_t x0, x1;
+        mgpu::cta_binary_search_pair<NT, B>(tid, pd, n, pk[2 * cta], pk[2 * cta + 1], mgpu::less<int>(), splits, x0,
+                                            x1);
+        if (tid == NT - 1) out[2 * cta] = x0;
+        if (tid == NT / 2) out[2 * cta + 1] = x1;
+      },
+      ctas, ctx);
+  EXPECT_TRUE(same(expected, got.to_host()));
+}
+
+MGPU_TEST(CtaMerge, CtaBinarySearchPairMatchesStd) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  for (std::int64_t n : {0, 1, 33, 1000, 100003}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<int> data = sorted_random_keys<int, mgpu::less<int>>(n, n / 3 + 1, rng);
+    check_cta_binary_search_pair<32, mgpu::bounds::lower>(data, rng, ctx);
+    check_cta_binary_search_pair<128, mgpu::bounds::lower>(data, rng, ctx);
+    check_cta_binary_search_pair<128, mgpu::bounds::upper>(data, rng, ctx);
+    check_cta_binary_search_pair<32, mgpu::bounds::upper>(data, rng, ctx);
+  }
+}
+
 // merge_path_pair gives what two merge_path calls give, at every pair of diagonals of small inputs.
 TEST(CtaMerge, MergePathPairMatchesTwoSearches) {
   MGPU_SEEDED_RNG(rng);
