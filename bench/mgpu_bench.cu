@@ -630,6 +630,35 @@ struct sorted_search_case {
   }
 };
 
+// The number of keys of b equal to each key of a, given a's lower bounds in b (sorted_search's
+// inputs), against thrust's vectorized upper_bound and a transform taking the difference.
+struct sorted_equality_count_case {
+  static constexpr const char* name = "sorted_equality_count";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    const std::int64_t a_count = n / 2, b_count = n - a_count;
+    T range = T(2 * n);
+    device_array<T> a = sorted_random_keys<T>(e, a_count, range, 0x90),
+                    b = sorted_random_keys<T>(e, b_count, range, 0x91);
+    device_array<int> lower(a_count), mgpu_out(a_count), thrust_out(a_count);
+    mgpu::sorted_search(a.data(), a_count, b.data(), b_count, lower.data(), mgpu::less<>(), e.ctx);
+    auto mgpu_run = [&] {
+      mgpu::sorted_equality_count(a.data(), lower.data(), a_count, b.data(), b_count, mgpu_out.data(), mgpu::less<>(),
+                                  e.ctx);
+    };
+    auto thrust_run = [&] {
+      auto policy = thrust::cuda::par_nosync.on(e.stream());
+      thrust::upper_bound(policy, b.data(), b.data() + b_count, a.data(), a.data() + a_count, thrust_out.data());
+      thrust::transform(policy, thrust_out.data(), thrust_out.data() + a_count, lower.data(), thrust_out.data(),
+                        thrust::minus<int>());
+    };
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, double(n) * sizeof(T) + 2.0 * double(a_count) * sizeof(int), mgpu_run, thrust_run, "thrust");
+    e.check(c, mgpu_out.data(), thrust_out.data(), a_count);
+  }
+};
+
 // Segment sizes of a load-balancing benchmark: all `size` items, random in [0, 2 * size], or
 // skewed (most segments empty or tiny, a few holding most items).
 struct segment_profile {
@@ -1252,6 +1281,7 @@ const std::vector<primitive>& primitives() {
       entry<locality_sort_case<presorted::nearly>>(sorting),
       entry<locality_sort_case<presorted::random>>(sorting),
       entry<sorted_search_case>(streaming),
+      entry<sorted_equality_count_case>(streaming),
       lbs_entry<false>("lbs_fixed_1", {segment_profile::fixed, 1}, profile),
       lbs_entry<false>("lbs_fixed_8", {segment_profile::fixed, 8}, profile),
       lbs_entry<false>("lbs_random_64", {segment_profile::random, 64}, profile),

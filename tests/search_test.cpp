@@ -223,6 +223,9 @@ MGPU_TEST(SortedSearch, EqualityCount) {
         da.data(), dl.data(), n, db.data(), m, uppers.data(), lt,
         [] MGPU_HOST_DEVICE_LAMBDA(std::int64_t, std::int64_t u) { return u; }, ctx);
     EXPECT_TRUE(same(std::vector<int>(upper.begin(), upper.end()), uppers.to_host()));
+    // In place: the counts over the lower bounds they are computed from.
+    mgpu::sorted_equality_count(da.data(), dl.data(), n, db.data(), m, dl.data(), lt, ctx);
+    EXPECT_TRUE(same(std::vector<std::int64_t>(expected.begin(), expected.end()), dl.to_host()));
   }
 }
 
