@@ -133,8 +133,25 @@ void load_balance_launch(const char* fn, F f, std::int64_t count, HeadIt heads, 
     typename lbs::tile_t t = lbs::run(tid, r, tile_heads, s.lbs);
     if constexpr (!std::is_same<ValuesIt, empty_t>::value) {  // (not `cached`: nvcc would capture it)
       // Local segment 0 is the one before the tile's first head (if any); then one per head.
+      const std::int64_t first = t.segment_begin + 1;
+      const int heads = t.segment_count - 1;
       if (tid == 0 && t.segment_begin >= 0) s.values[0] = segment_values[t.segment_begin];
-      load_to_shared<P::nt, P::vt>(segment_values + (t.segment_begin + 1), t.segment_count - 1, tid, s.values + 1);
+      if constexpr (sizeof(value_t) <= 4) {
+        // In rows of NT, the rows past the last skipped (a tile of long segments holds one):
+        // interval_expand of int32 up to 1.07x faster than with every row predicated, but a
+        // join's 8-byte values 3% slower (bench/results/2026-11-29_h200_lbs_rows_skipped_ab.txt).
+        const int rows = (heads + P::nt - 1) / P::nt;
+        array_t<value_t, P::vt> v;
+        load_rows<P::nt, rows_past::skipped>(v, segment_values, first, rows, first + heads, tid);
+        MGPU_UNROLL
+        for (int i = 0; i < P::vt; ++i) {
+          if (i >= rows) break;
+          if (P::nt * i + tid < heads) s.values[1 + P::nt * i + tid] = v[i];
+        }
+        __syncthreads();
+      } else {
+        load_to_shared<P::nt, P::vt>(segment_values + first, heads, tid, s.values + 1);
+      }
     }
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {

@@ -124,7 +124,7 @@ MGPU_DEVICE void store_search_results(store_iterator<equality_count_writer<Lower
                                       std::int64_t first, const T* results, int n, int tid) {
   const std::int64_t begin = out.offset + first;
   array_t<iterator_value_t<LowerIt>, VT> lower;
-  load_rows<NT>(lower, out.f.lower_bounds, begin, (n + NT - 1) / NT, begin + n, tid);
+  load_rows<NT, rows_past::skipped>(lower, out.f.lower_bounds, begin, (n + NT - 1) / NT, begin + n, tid);
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
     int j = NT * i + tid;

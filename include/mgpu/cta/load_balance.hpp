@@ -44,15 +44,18 @@ struct lbs_range {
   // CTA, say (cta_merge_path_pair with bounds::upper, items as a and heads as b).
   MGPU_HOST_DEVICE static lbs_range of_splits(int tile, int nv, std::int64_t count, std::int64_t num_heads,
                                               std::int64_t items_before, std::int64_t items_before_end) {
-    std::int64_t first = std::int64_t(tile) * nv, total = count + num_heads;
-    std::int64_t last = first + nv < total ? first + nv : total;
+    const std::int64_t first = std::int64_t(tile) * nv, left = count + num_heads - first;
+    const int steps = left < nv ? int(left) : nv;
     lbs_range r;
     r.item_begin = clamp(items_before, 0, count);
-    r.item_end = clamp(items_before_end, r.item_begin, count);
+    // The tile's items, then its heads in the steps left over, counted in 32 bits (at most nv).
+    const std::int64_t items_left = count - r.item_begin;
+    const int items = int(clamp(items_before_end - r.item_begin, 0, items_left < steps ? items_left : steps));
+    r.item_end = r.item_begin + items;
     r.head_begin = clamp(first - r.item_begin, 0, num_heads);
-    std::int64_t room = (last - first) - (r.item_end - r.item_begin);
-    r.head_end = clamp(last - r.item_end, r.head_begin, r.head_begin + (room > 0 ? room : 0));
-    r.head_end = r.head_end < num_heads ? r.head_end : num_heads;
+    const std::int64_t heads_left = num_heads - r.head_begin;
+    const int heads = steps - items;
+    r.head_end = r.head_begin + (heads_left < heads ? heads_left : heads);
     return r;
   }
 
@@ -111,25 +114,23 @@ struct cta_load_balance {
     // The tile's heads and the one before (local segment 0's), where there is one, loaded in the
     // same rows (a load of its own ahead of them held warp 0 up for a memory latency, SASS sm_90),
     // every load issued before the first store.
-    const int lead = r.head_begin > 0 ? 1 : 0, loaded = head_count + lead;
+    const int lead = r.head_begin > 0 ? 1 : 0, loaded = head_count + lead, rows = (loaded + NT - 1) / NT;
     array_t<iterator_value_t<HeadIt>, VT + 1> raw;
-    load_rows<NT>(raw, heads, r.head_begin - lead, (loaded + NT - 1) / NT, r.head_end, tid);
+    load_rows<NT, rows_past::skipped>(raw, heads, r.head_begin - lead, rows, r.head_end, tid);
+    // Rows past the last loaded one are skipped as a whole (the same for every thread: a tile of
+    // long segments holds one row of heads, and predicated rows cost it their instructions anyway).
+    // The lead lands in heads[0], which nothing reads; its 64 bits go to first_head.
     MGPU_UNROLL
     for (int i = 0; i < VT + 1; ++i) {
+      if (i >= rows) break;
       int j = NT * i + tid;
-      if (j < loaded) {
-        if (j < lead) {
-          s.first_head = std::int64_t(raw[i]);
-        } else {
-          // A sorted head of the tile lies within items of its first item; any other (unsorted
-          // heads) lands somewhere in [0, items], which is all that safety asks.
-          std::uint32_t head = std::uint32_t(std::int64_t(raw[i])) - std::uint32_t(r.item_begin);
-          s.heads[j + 1 - lead] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
-        }
-      }
+      // A sorted head of the tile lies within items of its first item; any other (unsorted heads)
+      // lands somewhere in [0, items], which is all that safety asks.
+      std::uint32_t head = std::uint32_t(std::int64_t(raw[i])) - std::uint32_t(r.item_begin);
+      if (j < loaded) s.heads[j + 1 - lead] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
     }
     if (tid == 0) {
-      if (!lead) s.first_head = 0;
+      s.first_head = lead ? std::int64_t(raw[0]) : 0;
       s.heads[head_count + 1] = items + 1;  // the walk's sentinel: after every item
     }
     __syncthreads();
@@ -139,20 +140,31 @@ struct cta_load_balance {
     const int* tile_heads = s.heads + 1;
     const int split =
         merge_path<bounds::upper>(make_counting_iterator<int>(0), items, tile_heads, head_count, diag, less<>());
-    // The walk, with the next head in a register: a step is one comparison.
-    int item = split, head = diag - split;
-    int next_head = tile_heads[head];
-    MGPU_UNROLL
-    for (int step = 0; step < VT; ++step) {
-      if (diag + step < total) {
-        if (item < next_head)
-          s.local_segment[item++] = head;
-        else
-          next_head = tile_heads[++head];
-      }
-    }
+    // The walk: all VT steps unguarded but in the tile's last threads (a guard made each step a
+    // branch).
+    if (diag + VT <= total)
+      walk<VT>(split, diag - split, tile_heads, s.local_segment);
+    else
+      walk<VT>(split, diag - split, tile_heads, s.local_segment, total - diag);
     __syncthreads();
     return tile_t{r.item_begin, items, r.head_begin - 1, head_count + 1, &s};
+  }
+
+ private:
+  // `steps` steps of the walk from item `item` and head `head`, each labelling an item with the
+  // number of heads passed or passing a head; the next head stays in a register, so a step is one
+  // comparison.
+  template <int STEPS>
+  MGPU_DEVICE static void walk(int item, int head, const int* tile_heads, int* labels, int steps = STEPS) {
+    int next_head = tile_heads[head];
+    MGPU_UNROLL
+    for (int step = 0; step < STEPS; ++step) {
+      if (step >= steps) break;
+      if (item < next_head)
+        labels[item++] = head;
+      else
+        next_head = tile_heads[++head];
+    }
   }
 };
 

@@ -124,21 +124,38 @@ MGPU_DEVICE void load_to_shared(It input, int count, int tid, T* shared) {
   __syncthreads();
 }
 
-// x[i] = input[begin + NT * i + tid] for the rows i < rows, unpredicated (rows is the same for the
-// whole CTA): where the rows pass the end of the input (`end`), that thread reads end - 1 instead.
-// No shared memory: the caller stores the rows where it wants them once all their loads are issued
-// (under one condition per row, ptxas pairs each load with its store, the store waiting on it).
-template <int NT, typename T, int VT, typename It>
+// How load_rows treats a partial tile's rows. `predicated`: every row's load is issued under the
+// (uniform) row test, straight-line code, and a thread whose row passes the end of the input
+// (`end`) reads end - 1 instead, so every x[i] of a row i < rows is defined. `skipped`: a branch
+// past the rows from `rows` on, and no load where a row passes `end` (that x[i] is left as it
+// was), for callers that use few of their VT rows and test each element's index themselves (a
+// load-balancing tile's heads and cached values: one row of eleven for long segments). Branches
+// in the heads' load cost the SpMV of doubles, whose gathers of x follow it, up to 14%
+// (bench/results/2026-11-29_h200_lbs_rows_skipped_ab.txt), hence the choice.
+enum class rows_past { predicated, skipped };
+
+// x[i] = input[begin + NT * i + tid] for the rows i < rows (rows is the same for the whole CTA),
+// the rows past the input's end as Past says. No shared memory: the caller stores the rows where
+// it wants them once all their loads are issued (under one condition per row, ptxas pairs each
+// load with its store, the store waiting on it).
+template <int NT, rows_past Past = rows_past::predicated, typename T, int VT, typename It>
 MGPU_DEVICE void load_rows(array_t<T, VT>& x, It input, std::int64_t begin, int rows, std::int64_t end, int tid) {
   if (begin + std::int64_t(NT) * rows <= end) {
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i)
       if (i < rows) x[i] = input[begin + NT * i + tid];
-  } else {
+  } else if (Past == rows_past::predicated) {
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       std::int64_t j = begin + NT * i + tid;
       if (i < rows) x[i] = input[j < end ? j : end - 1];
+    }
+  } else {
+    const int n = int(end - begin);  // (< NT * rows here)
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      if (i >= rows) break;
+      if (NT * i + tid < n) x[i] = input[begin + NT * i + tid];
     }
   }
 }
