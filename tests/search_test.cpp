@@ -26,7 +26,10 @@ using mgpu::search_output;
 namespace {
 
 constexpr int search_nv = mgpu::sorted_search_params<int>::nv;
-constexpr int lbs_nv = mgpu::load_balance_params<>::nv;
+constexpr int lbs_nv = mgpu::load_balance_params<>::nv;  // load_balance_search, transform_lbs without values
+// The tiles of the load-balancing forms that cache a value of up to 8 bytes per segment (interval
+// moves, joins, transform_lbs with values): a tile of their own.
+constexpr int lbs_cached_nv = mgpu::load_balance_params<std::int64_t>::nv;
 
 // The expected output of one side: the bound, the match flag, or both with the flag in the most
 // significant bit of R.
@@ -338,12 +341,16 @@ MGPU_TEST(LoadBalance, SegmentProfiles) {
   check_lbs(ctx, 0, {0, 0, 0}, "empty segments only");
   check_lbs(ctx, 50, {}, "items in no segment");
   check_lbs(ctx, 3 * lbs_nv + 1, {5, 5, 40, lbs_nv}, "items before the first head");
-  for (std::int64_t n : {1, lbs_nv - 1, lbs_nv, lbs_nv + 1}) check_lbs(ctx, n, {0}, "one segment");
-  for (std::int64_t steps : {lbs_nv - 1, lbs_nv, lbs_nv + 1})
-    for (int size : {0, 1, 7}) {
-      heads = heads_of(counts_for_steps(steps, size), total);
-      check_lbs(ctx, total, heads, "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
-    }
+  // Both tiles' edges: check_lbs runs the forms with and without cached values.
+  for (std::int64_t nv : {lbs_nv, lbs_cached_nv}) {
+    for (std::int64_t n : {nv - 1, nv, nv + 1}) check_lbs(ctx, n, {0}, "one segment");
+    for (std::int64_t steps : {nv - 1, nv, nv + 1})
+      for (int size : {0, 1, 7}) {
+        heads = heads_of(counts_for_steps(steps, size), total);
+        check_lbs(ctx, total, heads, "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
+      }
+  }
+  check_lbs(ctx, 1, {0}, "one segment");
   std::int64_t large = quick() ? 10 * lbs_nv : 300007;
   check_lbs(ctx, large, {0}, "one huge segment");
   for (int max_size : {1, 8, 64, 1024}) {
@@ -442,9 +449,9 @@ MGPU_TEST(Intervals, ExpandGatherScatterMove) {
                     "sizes up to " + std::to_string(max_size));
   }
   // Items and steps (items plus segments: what a tile covers) of 0, 1, nv - 1, nv and nv + 1.
-  for (std::int64_t n : {0, 1, lbs_nv - 1, lbs_nv, lbs_nv + 1})
+  for (std::int64_t n : {0, 1, lbs_cached_nv - 1, lbs_cached_nv, lbs_cached_nv + 1})
     check_intervals(ctx, std::vector<int>{int(n)}, rng, "one segment of " + std::to_string(n));
-  for (std::int64_t steps : {1, lbs_nv - 1, lbs_nv, lbs_nv + 1})
+  for (std::int64_t steps : {1, lbs_cached_nv - 1, lbs_cached_nv, lbs_cached_nv + 1})
     for (int size : {0, 1, 7})
       check_intervals(ctx, counts_for_steps(steps, size), rng,
                       "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
@@ -576,7 +583,8 @@ MGPU_TEST(Join, EveryKind) {
     check_join(ctx, sorted_random_keys<int>(total / 2, total / 4 + 1, rng, lt),
                sorted_random_keys<int>(total - total / 2, total / 4 + 1, rng, lt), lt,
                "a + b of " + std::to_string(total));
-  for (std::int64_t rows : {lbs_nv / 2 - 1, lbs_nv / 2, lbs_nv - 1, lbs_nv, lbs_nv + 1}) {
+  for (std::int64_t rows :
+       {lbs_cached_nv / 2 - 1, lbs_cached_nv / 2, lbs_cached_nv - 1, lbs_cached_nv, lbs_cached_nv + 1}) {
     std::vector<int> unique(static_cast<std::size_t>(rows));
     std::iota(unique.begin(), unique.end(), 0);
     check_join(ctx, unique, unique, lt, std::to_string(rows) + " rows");
@@ -670,10 +678,13 @@ MGPU_TEST(Search, OneTileIsOneLaunch) {
               one_launch);
   }
   auto segments = mgpu::segments_by_heads(heads.data(), heads.size());
-  // (A tile holds lbs_nv items and heads together.)
+  // (A tile holds lbs_nv items and heads together, lbs_cached_nv with cached values.)
   for (std::int64_t n : {std::int64_t(9), std::int64_t(lbs_nv - heads.size())}) {
     SCOPED_TRACE("load-balancing search, items: " + std::to_string(n));
     EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::load_balance_search(n, segments, o, c); }), one_launch);
+  }
+  for (std::int64_t n : {std::int64_t(9), std::int64_t(lbs_cached_nv - heads.size())}) {
+    SCOPED_TRACE("interval expand, items: " + std::to_string(n));
     EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::interval_expand(pa, n, segments, o, c); }), one_launch);
   }
   // A few tiles (one or two waves of CTAs): each CTA searches its own bounds, still one launch.
