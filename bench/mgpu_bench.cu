@@ -604,6 +604,19 @@ device_array<T> sorted_random_keys(env& e, std::int64_t n, T range, std::uint64_
   return out;
 }
 
+// The sorted searches' inputs: n/2 sorted needles (a) and n - n/2 sorted haystack keys (b), in
+// [0, 2n): about half the needles have a match. (Every type here holds 2^29 exactly.)
+template <class T>
+struct search_inputs {
+  std::int64_t a_count, b_count;
+  device_array<T> a, b;
+  search_inputs(env& e, std::int64_t n)
+      : a_count(n / 2),
+        b_count(n - n / 2),
+        a(sorted_random_keys<T>(e, a_count, T(2 * n), 0x90)),
+        b(sorted_random_keys<T>(e, b_count, T(2 * n), 0x91)) {}
+};
+
 // Lower bounds of n/2 sorted needles in n/2 sorted haystack keys, against thrust's vectorized
 // binary search (thrust::lower_bound over the same sorted needles, the best case for it).
 struct sorted_search_case {
@@ -611,18 +624,13 @@ struct sorted_search_case {
   static constexpr bool all_types = true;
   template <class T>
   static void run(env& e, std::int64_t n) {
-    const std::int64_t a_count = n / 2, b_count = n - a_count;
-    // Keys in [0, 2n): about half the needles have a match. (Every type here holds 2^29 exactly.)
-    T range = T(2 * n);
-    device_array<T> a = sorted_random_keys<T>(e, a_count, range, 0x90),
-                    b = sorted_random_keys<T>(e, b_count, range, 0x91);
+    search_inputs<T> in(e, n);
+    const std::int64_t a_count = in.a_count, b_count = in.b_count;
+    T *a = in.a.data(), *b = in.b.data();
     device_array<int> mgpu_out(a_count), thrust_out(a_count);
-    auto mgpu_run = [&] {
-      mgpu::sorted_search(a.data(), a_count, b.data(), b_count, mgpu_out.data(), mgpu::less<>(), e.ctx);
-    };
+    auto mgpu_run = [&] { mgpu::sorted_search(a, a_count, b, b_count, mgpu_out.data(), mgpu::less<>(), e.ctx); };
     auto thrust_run = [&] {
-      thrust::lower_bound(thrust::cuda::par_nosync.on(e.stream()), b.data(), b.data() + b_count, a.data(),
-                          a.data() + a_count, thrust_out.data());
+      thrust::lower_bound(thrust::cuda::par_nosync.on(e.stream()), b, b + b_count, a, a + a_count, thrust_out.data());
     };
     case_id c{name, type_name<T>::value, n};
     e.compare(c, double(n) * sizeof(T) + double(a_count) * sizeof(int), mgpu_run, thrust_run, "thrust");
@@ -637,19 +645,17 @@ struct sorted_equality_count_case {
   static constexpr bool all_types = false;
   template <class T>
   static void run(env& e, std::int64_t n) {
-    const std::int64_t a_count = n / 2, b_count = n - a_count;
-    T range = T(2 * n);
-    device_array<T> a = sorted_random_keys<T>(e, a_count, range, 0x90),
-                    b = sorted_random_keys<T>(e, b_count, range, 0x91);
+    search_inputs<T> in(e, n);
+    const std::int64_t a_count = in.a_count, b_count = in.b_count;
+    T *a = in.a.data(), *b = in.b.data();
     device_array<int> lower(a_count), mgpu_out(a_count), thrust_out(a_count);
-    mgpu::sorted_search(a.data(), a_count, b.data(), b_count, lower.data(), mgpu::less<>(), e.ctx);
+    mgpu::sorted_search(a, a_count, b, b_count, lower.data(), mgpu::less<>(), e.ctx);
     auto mgpu_run = [&] {
-      mgpu::sorted_equality_count(a.data(), lower.data(), a_count, b.data(), b_count, mgpu_out.data(), mgpu::less<>(),
-                                  e.ctx);
+      mgpu::sorted_equality_count(a, lower.data(), a_count, b, b_count, mgpu_out.data(), mgpu::less<>(), e.ctx);
     };
     auto thrust_run = [&] {
       auto policy = thrust::cuda::par_nosync.on(e.stream());
-      thrust::upper_bound(policy, b.data(), b.data() + b_count, a.data(), a.data() + a_count, thrust_out.data());
+      thrust::upper_bound(policy, b, b + b_count, a, a + a_count, thrust_out.data());
       thrust::transform(policy, thrust_out.data(), thrust_out.data() + a_count, lower.data(), thrust_out.data(),
                         thrust::minus<int>());
     };

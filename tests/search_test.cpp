@@ -380,20 +380,19 @@ void check_intervals(mgpu::context& ctx, const std::vector<int>& counts, std::mt
   mgpu::buffer<int> d_heads(heads, ctx);
   auto segs = mgpu::segments_by_heads(d_heads.data(), segments);
 
-  std::vector<double> values = random_vector<double>(segments, rng, -100, 100);
-  mgpu::buffer<double> dv(values, ctx), out = poisoned<double>(total, ctx);
-  mgpu::interval_expand(dv.data(), total, segs, out.data(), ctx);
-  std::vector<double> expected;
-  for (std::int64_t s : seg) expected.push_back(values[std::size_t(s)]);
-  EXPECT_TRUE(same(expected, out.to_host())) << "expand";
-  // Values of 4 bytes or less take a load of their own in the tiles (rows past the tile's last
-  // head skipped): expand of random ints too.
-  std::vector<int> ints = random_vector<int>(segments, rng, -1000, 1000);
-  mgpu::buffer<int> di(ints, ctx), int_out = poisoned<int>(total, ctx);
-  mgpu::interval_expand(di.data(), total, segs, int_out.data(), ctx);
-  std::vector<int> int_expected;
-  for (std::int64_t s : seg) int_expected.push_back(ints[std::size_t(s)]);
-  EXPECT_TRUE(same(int_expected, int_out.to_host())) << "expand of int";
+  // Expand of random doubles, and of ints: values of 4 bytes or less take a load of their own in
+  // the tiles (rows past the tile's last head skipped).
+  auto check_expand = [&](auto value_type, const char* name) {
+    using V = decltype(value_type);
+    std::vector<V> values = random_vector<V>(segments, rng, V(-100), V(100));
+    mgpu::buffer<V> dv(values, ctx), out = poisoned<V>(total, ctx);
+    mgpu::interval_expand(dv.data(), total, segs, out.data(), ctx);
+    std::vector<V> expected;
+    for (std::int64_t s : seg) expected.push_back(values[std::size_t(s)]);
+    EXPECT_TRUE(same(expected, out.to_host())) << name;
+  };
+  check_expand(double(), "expand");
+  check_expand(int(), "expand of int");
 
   std::vector<std::int64_t> gather(static_cast<std::size_t>(segments)), scatter(static_cast<std::size_t>(segments));
   std::int64_t at = 0;
