@@ -124,10 +124,12 @@ struct cta_load_balance {
     for (int i = 0; i < VT + 1; ++i) {
       if (i >= rows) break;
       int j = NT * i + tid;
-      // A sorted head of the tile lies within items of its first item; any other (unsorted heads)
-      // lands somewhere in [0, items], which is all that safety asks.
-      std::uint32_t head = std::uint32_t(std::int64_t(raw[i])) - std::uint32_t(r.item_begin);
-      if (j < loaded) s.heads[j + 1 - lead] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
+      if (j < loaded) {
+        // A sorted head of the tile lies within items of its first item; any other (unsorted
+        // heads) lands somewhere in [0, items], which is all that safety asks.
+        std::uint32_t head = std::uint32_t(std::int64_t(raw[i])) - std::uint32_t(r.item_begin);
+        s.heads[j + 1 - lead] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
+      }
     }
     if (tid == 0) {
       s.first_head = lead ? std::int64_t(raw[0]) : 0;

@@ -129,7 +129,7 @@ MGPU_DEVICE void load_to_shared(It input, int count, int tid, T* shared) {
 // (`end`) reads end - 1 instead, so every x[i] of a row i < rows is defined. `skipped`: a branch
 // past the rows from `rows` on, and no load where a row passes `end` (that x[i] is left as it
 // was), for callers that use few of their VT rows and test each element's index themselves (a
-// load-balancing tile's heads and cached values: one row of eleven for long segments). Branches
+// load-balancing tile's heads and cached values: one row of a dozen or more for long segments). Branches
 // in the heads' load cost the SpMV of doubles, whose gathers of x follow it, up to 14%
 // (bench/results/2026-11-29_h200_lbs_rows_skipped_ab.txt), hence the choice.
 enum class rows_past { predicated, skipped };
