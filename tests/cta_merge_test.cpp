@@ -2,7 +2,7 @@
 // brute-force definitions, group_search (device, every group width) and merge_path_partitions and
 // binary_search_partitions (device) against the same definitions on the host, and user kernels written with cta_launch
 // that run cta_sort on tiles, warp_sort on a warp's lanes and odd_even_sort on one thread's
-// registers, against std::stable_sort; load_two_lists_to_shared in each of its forms.
+// registers, against std::stable_sort; load_two_lists_to_shared and load_rows in each of their forms.
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -996,5 +997,55 @@ MGPU_TEST(CtaMerge, LoadTwoListsToSharedEveryForm) {
     check_load_two_lists<address, rare, int>(a_count, b_count, ctx);
     check_load_two_lists<base, common, std::int64_t>(a_count, b_count, ctx);
     check_load_two_lists<address, rare, std::int64_t>(a_count, b_count, ctx);
+  }
+}
+
+// load_rows in both of its forms, in one CTA of 32 threads and 5 rows: for the rows i < rows,
+// x[i] = input[begin + 32 i + tid] where that index is before `end`; past `end` the predicated form
+// reads end - 1 again and the skipped form reads nothing (x[i] keeps its -1); the rows from `rows`
+// on are never read. The input is a buffer of exactly `end` elements, so a read past it shows up.
+template <mgpu::rows_past Past>
+void check_load_rows(int begin, int rows, int end, mgpu::context& ctx) {
+  constexpr int NT = 32, VT = 5;
+  std::vector<int> in;
+  for (int i = 0; i < end; ++i) in.push_back(100 + i);
+  mgpu::buffer<int> din(in, ctx), out = poisoned<int>(NT * VT, ctx);
+  const int* pin = end ? din.data() : nullptr;
+  int* po = out.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int) {
+        mgpu::array_t<int, VT> x;
+        for (int i = 0; i < VT; ++i) x[i] = -1;
+        mgpu::load_rows<NT, Past>(x, pin, begin, rows, end, tid);
+        for (int i = 0; i < VT; ++i) po[NT * i + tid] = x[i];
+      },
+      1, ctx);
+  std::vector<int> expected(NT * VT, -1);
+  for (int i = 0; i < rows; ++i)
+    for (int t = 0; t < NT; ++t) {
+      int j = begin + NT * i + t;
+      if (j < end)
+        expected[std::size_t(NT * i + t)] = 100 + j;
+      else if (Past == mgpu::rows_past::predicated)
+        expected[std::size_t(NT * i + t)] = 100 + end - 1;
+    }
+  EXPECT_TRUE(same(expected, out.to_host()))
+      << "begin=" << begin << " rows=" << rows << " end=" << end << ", rows past: " << int(Past);
+}
+
+MGPU_TEST(CtaMerge, LoadRowsEveryForm) {
+  mgpu::context ctx;
+  // Full rows (both forms alike), partial last rows, one element, rows that start past nothing.
+  for (auto [begin, rows, end] : {std::tuple{0, 0, 0},
+                                  {0, 1, 1},
+                                  {0, 5, 160},
+                                  {0, 5, 150},
+                                  {10, 2, 100},
+                                  {10, 3, 100},
+                                  {64, 1, 65},
+                                  {0, 4, 97},
+                                  {3, 5, 40}}) {
+    check_load_rows<mgpu::rows_past::predicated>(begin, rows, end, ctx);
+    check_load_rows<mgpu::rows_past::skipped>(begin, rows, end, ctx);
   }
 }
