@@ -719,6 +719,26 @@ MGPU_TEST(CtaMerge, SerialMergeWithAndWithoutRangeChecks) {
   }
 }
 
+// Runs a CTA of NT threads per pair of expected answers, each calling
+// pair(tid, cta, splits, x0, x1) (a CTA-wide search of two answers through two words of shared
+// memory), and checks that every thread holds both: thread NT - 1 reports x0, thread NT / 2 x1.
+template <int NT, typename Pair>
+void expect_pair_answers(const std::vector<std::int64_t>& expected, Pair pair, mgpu::context& ctx) {
+  const int ctas = int(expected.size() / 2);
+  mgpu::buffer<std::int64_t> got = poisoned<std::int64_t>(2 * ctas, ctx);
+  std::int64_t* out = got.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        __shared__ std::int64_t splits[2];
+        std::int64_t x0, x1;
+        pair(tid, cta, splits, x0, x1);
+        if (tid == NT - 1) out[2 * cta] = x0;
+        if (tid == NT / 2) out[2 * cta + 1] = x1;
+      },
+      ctas, ctx);
+  EXPECT_TRUE(same(expected, got.to_host()));
+}
+
 // cta_merge_path_pair: each CTA searches two random diagonals (the pair in either order, equal ones,
 // the ends) of inputs with runs of equal keys, both bounds, in CTAs of 32 threads (two groups of 16
 // lanes in one warp) and of 128 (two warps of 32), against brute_merge_paths.
@@ -736,22 +756,16 @@ void check_cta_merge_path_pair(const std::vector<int>& a, const std::vector<int>
     expected[std::size_t(i)] = paths[std::size_t(diags[std::size_t(i)])];
   }
   mgpu::buffer<int> da(a, ctx), db(b, ctx);
-  mgpu::buffer<std::int64_t> d_diags(diags, ctx), got = poisoned<std::int64_t>(2 * ctas, ctx);
+  mgpu::buffer<std::int64_t> d_diags(diags, ctx);
   const int *pa = da.data(), *pb = db.data();
   const std::int64_t* pd = d_diags.data();
-  std::int64_t* out = got.data();
-  mgpu::cta_launch<NT>(
-      [=] MGPU_LAMBDA(int tid, int cta) {
-        __shared__ std::int64_t splits[2];
-        std::int64_t x0, x1;
+  expect_pair_answers<NT>(
+      expected,
+      [=] MGPU_LAMBDA(int tid, int cta, std::int64_t* splits, std::int64_t& x0, std::int64_t& x1) {
         mgpu::cta_merge_path_pair<NT, B>(tid, pa, na, pb, nb, pd[2 * cta], pd[2 * cta + 1], mgpu::less<int>(), splits,
                                          x0, x1);
-        // Every thread must hold both answers.
-        if (tid == NT - 1) out[2 * cta] = x0;
-        if (tid == NT / 2) out[2 * cta + 1] = x1;
       },
-      ctas, ctx);
-  EXPECT_TRUE(same(expected, got.to_host()));
+      ctx);
 }
 
 MGPU_TEST(CtaMerge, CtaMergePathPairMatchesTheHost) {
@@ -788,20 +802,14 @@ void check_cta_binary_search_pair(const std::vector<int>& data, std::mt19937_64&
     expected[std::size_t(i)] = at - data.begin();
   }
   mgpu::buffer<int> d_data(data, ctx), d_keys(keys, ctx);
-  mgpu::buffer<std::int64_t> got = poisoned<std::int64_t>(2 * ctas, ctx);
   const int *pd = d_data.data(), *pk = d_keys.data();
-  std::int64_t* out = got.data();
-  mgpu::cta_launch<NT>(
-      [=] MGPU_LAMBDA(int tid, int cta) {
-        __shared__ std::int64_t splits[2];
-        std::int64_t x0, x1;
+  expect_pair_answers<NT>(
+      expected,
+      [=] MGPU_LAMBDA(int tid, int cta, std::int64_t* splits, std::int64_t& x0, std::int64_t& x1) {
         mgpu::cta_binary_search_pair<NT, B>(tid, pd, n, pk[2 * cta], pk[2 * cta + 1], mgpu::less<int>(), splits, x0,
                                             x1);
-        if (tid == NT - 1) out[2 * cta] = x0;
-        if (tid == NT / 2) out[2 * cta + 1] = x1;
       },
-      ctas, ctx);
-  EXPECT_TRUE(same(expected, got.to_host()));
+      ctx);
 }
 
 MGPU_TEST(CtaMerge, CtaBinarySearchPairMatchesStd) {
