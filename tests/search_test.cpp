@@ -93,6 +93,9 @@ void check_every_kind(mgpu::context& ctx, const std::vector<K>& a, const std::ve
   check_search<bounds::upper, none, match>(ctx, a, b, comp, what);
   check_search<bounds::lower, none, both, std::int64_t>(ctx, a, b, comp, what);
   check_search<bounds::upper, match, none, std::int64_t>(ctx, a, b, comp, what);
+  // 8-byte outputs on both sides (staged in shared memory as 32-bit offsets).
+  check_search<bounds::lower, index, index, std::int64_t>(ctx, a, b, comp, what);
+  check_search<bounds::upper, both, both, std::int64_t>(ctx, a, b, comp, what);
 }
 
 }  // namespace

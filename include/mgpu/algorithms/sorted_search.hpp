@@ -78,6 +78,35 @@ MGPU_HOST_DEVICE R search_value(std::int64_t bound, bool match) {
   return R(U(bound) | (U(match) << (8 * sizeof(R) - 1)));
 }
 
+// How a tile's results wait in shared memory: in R, the wider of the two output types, or, where
+// R is wider than 4 bytes, as the bound's 32-bit offset from the tile's start on the other side,
+// with the match flag in bit 31 (a tile spans fewer than 2^31 positions): 8-byte outputs
+// (sorted_equality_count's among them) then take half the shared memory, as 4-byte ones do.
+template <typename R>
+constexpr bool stages_offsets_v = sizeof(R) > 4;
+template <typename R>
+using staged_result_t = std::conditional_t<stages_offsets_v<R>, std::uint32_t, R>;
+
+// The staged form of the result for a bound `offset` positions past `base`, the tile's start on
+// the other side.
+template <bool Offsets, search_output kind, typename RSide, typename S>
+MGPU_HOST_DEVICE S stage_result(std::int64_t base, int offset, bool match) {
+  if constexpr (Offsets)
+    return S(std::uint32_t(offset) | (std::uint32_t(match) << 31));
+  else
+    return S(search_value<kind, RSide>(base + offset, match));
+}
+
+// The output value of a staged result.
+template <bool Offsets, search_output kind, typename RSide, typename S>
+MGPU_HOST_DEVICE RSide unstage_result(S staged, std::int64_t base) {
+  if constexpr (Offsets)
+    return search_value<kind, RSide>(base + std::int64_t(std::uint32_t(staged) & 0x7fffffffu),
+                                     (std::uint32_t(staged) >> 31) != 0);
+  else
+    return RSide(staged);
+}
+
 // The bound of one needle in haystack[0, count) by binary search, with its match flag: lower
 // bound, matching haystack[bound]; upper bound, matching haystack[bound - 1].
 template <bounds B, typename It, typename Key, typename Comp>
@@ -105,13 +134,15 @@ struct equality_count_writer {
   }
 };
 
-// A tile's outputs for one side, results[0, n) to out[first, first + n), in rows of NT.
-template <int NT, int VT, typename R, typename Out, typename T>
-MGPU_DEVICE void store_search_results(Out out, std::int64_t first, const T* results, int n, int tid) {
+// A tile's outputs for one side, results[0, n) to out[first, first + n), in rows of NT; `base`:
+// the tile's start on the other side (stage_result).
+template <int NT, int VT, bool Offsets, search_output kind, typename RSide, typename Out, typename S>
+MGPU_DEVICE void store_search_results(Out out, std::int64_t first, const S* results, int n, int tid,
+                                      std::int64_t base) {
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
     int j = NT * i + tid;
-    if (j < n) out[first + j] = R(results[j]);
+    if (j < n) out[first + j] = unstage_result<Offsets, kind, RSide>(results[j], base);
   }
 }
 
@@ -119,16 +150,19 @@ MGPU_DEVICE void store_search_results(Out out, std::int64_t first, const T* resu
 // combined with the upper bounds and stored. (Through the writer alone, each row's load waited
 // for the previous row's store, which may alias it: 252 us against 141 us for the lower-bound
 // search of 2^26 keys, ncu on an H200.) counts may be lower_bounds itself.
-template <int NT, int VT, typename R, typename LowerIt, typename CountIt, typename Op, typename T>
+template <int NT, int VT, bool Offsets, search_output kind, typename RSide, typename LowerIt, typename CountIt,
+          typename Op, typename S>
 MGPU_DEVICE void store_search_results(store_iterator<equality_count_writer<LowerIt, CountIt, Op>> out,
-                                      std::int64_t first, const T* results, int n, int tid) {
+                                      std::int64_t first, const S* results, int n, int tid, std::int64_t base) {
   const std::int64_t begin = out.offset + first;
   array_t<iterator_value_t<LowerIt>, VT> lower;
   load_rows<NT, rows_past::skipped>(lower, out.f.lower_bounds, begin, (n + NT - 1) / NT, begin + n, tid);
   MGPU_UNROLL
   for (int i = 0; i < VT; ++i) {
     int j = NT * i + tid;
-    if (j < n) out.f.counts[begin + j] = out.f.op(std::int64_t(lower[i]), std::int64_t(R(results[j])));
+    if (j < n)
+      out.f.counts[begin + j] =
+          out.f.op(std::int64_t(lower[i]), std::int64_t(unstage_result<Offsets, kind, RSide>(results[j], base)));
   }
 }
 
@@ -152,9 +186,11 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
                 "mgpu::sorted_search: a_output must hold integers (indices or match flags)");
   static_assert(B_OUT == search_output::none || std::is_integral<RB>::value,
                 "mgpu::sorted_search: b_output must hold integers (indices or match flags)");
-  // Both sides' outputs wait in shared memory as the wider of the two types that are written.
+  // Both sides' outputs wait in shared memory as the wider of the two types that are written, or
+  // as 32-bit offsets where that is wider than 4 bytes (staged_result_t).
   using R = std::conditional_t<A_OUT == search_output::none, RB,
                                std::conditional_t<B_OUT == search_output::none || sizeof(RA) >= sizeof(RB), RA, RB>>;
+  using S = staged_result_t<R>;
   check_count(fn, "a_count", a_count);
   check_count(fn, "b_count", b_count);
   const std::int64_t total = checked_sum(fn, "a_count", a_count, "b_count", b_count);
@@ -172,7 +208,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   }
   using P = params_or<params, sorted_search_params<K>>;
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
-  static_assert(sizeof(sorted_search_storage<NV, K, R>) <= 47 * 1024,
+  static_assert(sizeof(sorted_search_storage<NV, K, S>) <= 47 * 1024,
                 "mgpu::sorted_search: a tile of these keys and outputs takes too much shared memory: pass smaller "
                 "launch_params (fewer values per thread) as the tuning template argument");
 
@@ -187,10 +223,10 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   // no tiles: its haystack may be longer than any grid of tiles could cover.)
   const int tiles = needle_by_needle ? 0 : num_tiles<P>(total, fn);
   auto kernel = [=] MGPU_LAMBDA(int tid, int tile, auto bounds_from) {
-    __shared__ shared_storage<sorted_search_storage<NV, K, R>> storage;
+    __shared__ shared_storage<sorted_search_storage<NV, K, S>> storage;
     __shared__ std::int64_t splits[2];
     __shared__ typename cta_reduce<NT, unsigned long long>::storage_t reduce_storage;
-    sorted_search_storage<NV, K, R>& s = storage.get();
+    sorted_search_storage<NV, K, S>& s = storage.get();
     // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
     // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
     std::int64_t first = std::int64_t(tile) * NV, last = first + NV < total ? first + NV : total;
@@ -227,7 +263,8 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
         if constexpr (writes_match(A_OUT))
           match =
               B == bounds::lower ? bound < b_count && !comp(a_key, b_key) : bound > 0 && !comp(s.keys[bi - 1], a_key);
-        if constexpr (A_OUT != search_output::none) s.results[ai - a_begin] = search_value<A_OUT, RA>(bound, match);
+        if constexpr (A_OUT != search_output::none)
+          s.results[ai - a_begin] = stage_result<stages_offsets_v<R>, A_OUT, RA, S>(b0, bi - b_begin, match);
         matched += match;
         a_key = s.keys[++ai];
       } else {
@@ -237,7 +274,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
           match =
               B == bounds::lower ? bound > 0 && !comp(s.keys[ai - 1], b_key) : bound < a_count && !comp(b_key, a_key);
         if constexpr (B_OUT != search_output::none)
-          s.results[a_n + bi - b_begin] = search_value<B_OUT, RB>(bound, match);
+          s.results[a_n + bi - b_begin] = stage_result<stages_offsets_v<R>, B_OUT, RB, S>(a0, ai - a_begin, match);
         matched += (unsigned long long)match << 32;
         b_key = s.keys[++bi];
       }
@@ -250,9 +287,11 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     // Each side's outputs, coalesced, in rows of NT: a side without output costs no steps (the
     // kernel is bound by its instruction issue, SM 85% busy at 2^28 on an H100).
     // (P::nt and P::vt: NT and VT would be first captured inside `if constexpr`, as nvcc forbids.)
-    if constexpr (A_OUT != search_output::none) store_search_results<P::nt, P::vt, RA>(a_dst, a0, s.results, a_n, tid);
+    if constexpr (A_OUT != search_output::none)
+      store_search_results<P::nt, P::vt, stages_offsets_v<R>, A_OUT, RA>(a_dst, a0, s.results, a_n, tid, b0);
     if constexpr (B_OUT != search_output::none)
-      store_search_results<P::nt, P::vt, RB>(b_dst, b0, s.results + a_n, tile_total - a_n, tid);
+      store_search_results<P::nt, P::vt, stages_offsets_v<R>, B_OUT, RB>(b_dst, b0, s.results + a_n, tile_total - a_n,
+                                                                         tid, a0);
     if (a_matches || b_matches) {
       unsigned long long both = cta_reduce<NT, unsigned long long>::reduce(tid, matched, reduce_storage, plus<>());
       if (tid == 0) {
