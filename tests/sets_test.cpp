@@ -24,8 +24,8 @@ using mgpu_ref::set_op;
 
 namespace {
 
-constexpr int set_nv = mgpu::set_params<int>::nv;                      // keys alone
-constexpr int set_pairs_nv = mgpu::set_params<int, std::int64_t>::nv;  // keys with check_sets' values
+constexpr int set_nv = mgpu::set_params<int>::nv;             // keys alone
+constexpr int set_pairs_nv = mgpu::set_params<int, int>::nv;  // keys with check_sets' values
 const set_op every_op[] = {set_op::intersection, set_op::union_, set_op::difference, set_op::symmetric_difference};
 
 std::string name_of(set_op op) {
@@ -90,16 +90,17 @@ void check_sets(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K
                 const std::string& what) {
   const std::int64_t n = std::int64_t(a.size()), m = std::int64_t(b.size());
   mgpu::buffer<K> da(a, ctx), db(b, ctx);
-  std::vector<std::int64_t> sources(std::size_t(n + m));
-  for (std::int64_t i = 0; i < n + m; ++i) sources[std::size_t(i)] = i;
-  mgpu::buffer<std::int64_t> a_sources(std::vector<std::int64_t>(sources.begin(), sources.begin() + n), ctx);
-  mgpu::buffer<std::int64_t> b_sources(std::vector<std::int64_t>(sources.begin() + n, sources.end()), ctx);
+  // The values: each key's position in a followed by b (ints: the pairs' shape of int keys).
+  std::vector<int> sources(std::size_t(n + m));
+  for (std::int64_t i = 0; i < n + m; ++i) sources[std::size_t(i)] = int(i);
+  mgpu::buffer<int> a_sources(std::vector<int>(sources.begin(), sources.begin() + n), ctx);
+  mgpu::buffer<int> b_sources(std::vector<int>(sources.begin() + n, sources.end()), ctx);
   for (set_op op : every_op) {
     SCOPED_TRACE(what + ": " + name_of(op) + " a_count=" + std::to_string(n) + " b_count=" + std::to_string(m));
     auto kept = mgpu_ref::set_operation(op, a, b, comp);
     const std::int64_t size = bound_of(op, n, m) + 2;
     std::vector<K> keys = expected<K>(kept, size, [](const auto& item) { return item.first; });
-    std::vector<std::int64_t> values = expected<std::int64_t>(kept, size, [](const auto& item) { return item.second; });
+    std::vector<int> values = expected<int>(kept, size, [](const auto& item) { return int(item.second); });
     const std::int64_t count = std::int64_t(kept.size());
 
     mgpu::buffer<K> keys_out = poisoned<K>(size, ctx);
@@ -113,7 +114,7 @@ void check_sets(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K
     EXPECT_TRUE(same(keys, keys_out.to_host())) << "keys, count on the device";
 
     keys_out = poisoned<K>(size, ctx);
-    mgpu::buffer<std::int64_t> values_out = poisoned<std::int64_t>(size, ctx);
+    mgpu::buffer<int> values_out = poisoned<int>(size, ctx);
     EXPECT_EQ(host_form<params>(op, da.data(), a_sources.data(), n, db.data(), b_sources.data(), m, keys_out.data(),
                                 values_out.data(), comp, ctx),
               count)
@@ -122,7 +123,7 @@ void check_sets(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K
     EXPECT_TRUE(same(values, values_out.to_host())) << "pairs' values (the kept copies' sources)";
 
     keys_out = poisoned<K>(size, ctx);
-    values_out = poisoned<std::int64_t>(size, ctx);
+    values_out = poisoned<int>(size, ctx);
     count_out = poisoned<std::int64_t>(1, ctx);
     device_form<params>(op, da.data(), a_sources.data(), n, db.data(), b_sources.data(), m, keys_out.data(),
                         values_out.data(), count_out.data(), comp, ctx);

@@ -12,8 +12,8 @@
 //    finds where the tile's output starts by decoupled look-back over the tiles before it, inside
 //    that scan: every input is read once and every output written once, with no second pass to
 //    count. The last tile writes the total.
-// 3. The kept keys are compacted in shared memory and stored coalesced; a pair's value is read
-//    from the input its key was kept from.
+// 3. The kept keys are compacted in shared memory and stored coalesced; a pair's value comes from
+//    the tile's values, loaded into shared memory beside its keys at the start.
 //
 // Why one pass: a count pass, a scan of the tile counts and a write pass would read both inputs
 // twice, a third more memory traffic than the union's one read and one write, and up to twice as
@@ -39,19 +39,27 @@
 
 namespace mgpu {
 
+namespace detail {
+// Values a thread for tiles of 256 threads whose elements (a key, and its value) take `bytes`: the
+// most of 15, 7, 3, 1 for which a tile's two lists (VT + 1 rows) fit in 32 KiB of shared memory.
+constexpr int set_tile_vt(int bytes) { return bytes <= 8 ? 15 : bytes <= 16 ? 7 : bytes <= 32 ? 3 : 1; }
+}  // namespace detail
+
 // The tile shape for keys of type K with values of type V (empty_t: keys only). Keys of 4 bytes
 // alone: 128 x 31, measured on an H100 (bench/results/2026-11-25_h100_set_shapes.txt: 13-17%
 // faster than 256 x 15 at 2^26 and 2^28; larger tiles amortize the Balanced Path searches). With
 // values, 128 x 31 takes 139 registers a thread (the steps' positions stay live), so pairs and
-// wider keys keep merge's 256 x 15 (x 7 past 8 bytes). The keys' shape asks for 8 CTAs an SM (64
-// registers, 16-48 bytes spilled): uncapped, ptxas took 80 registers (6 CTAs) and set operations
-// on keys ran 1-5% slower at 2^24-2^28 than at 7 CTAs (72 registers;
-// bench/results/2026-11-26_h100_loads_first_ab.txt), which ran 1-2.5% slower than 8 at 2^26-2^28
-// (bench/results/2026-11-27_h100_set_writable_ab.txt; larger tiles, 9 CTAs an SM and CTAs of 64
-// threads were slower still: bench/results/2026-11-27_h100_set_tiles_vs_thrust.txt).
+// wider keys take 256 threads and as many values a thread as keep a tile's keys and values in
+// 32 KiB (256 x 15 for 4-byte keys and values or 8-byte keys alone, x 7 up to 16 bytes). The keys'
+// shape asks for 8 CTAs an SM (64 registers, 16-48 bytes spilled): uncapped, ptxas took 80
+// registers (6 CTAs) and set operations on keys ran 1-5% slower at 2^24-2^28 than at 7 CTAs (72
+// registers; bench/results/2026-11-26_h100_loads_first_ab.txt), which ran 1-2.5% slower than 8 at
+// 2^26-2^28 (bench/results/2026-11-27_h100_set_writable_ab.txt; larger tiles, 9 CTAs an SM and
+// CTAs of 64 threads were slower still: bench/results/2026-11-27_h100_set_tiles_vs_thrust.txt).
 template <typename K, typename V = empty_t>
-using set_params = std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31, 8>,
-                                      launch_params<256, (sizeof(K) <= 8 ? 15 : 7)>>;
+using set_params = std::conditional_t<
+    (sizeof(K) <= 4 && !has_values_v<V>), launch_params<128, 31, 8>,
+    launch_params<256, detail::set_tile_vt(int(sizeof(K)) + (has_values_v<V> ? int(sizeof(V)) : 0))>>;
 
 namespace detail {
 
@@ -67,12 +75,14 @@ inline std::int64_t set_output_bound(set_kind kind, std::int64_t a_count, std::i
   }
 }
 
-template <int NT, int NV, typename K>
+template <int NT, int NV, typename K, typename V>
 struct set_tile_storage {
   union {
     K keys[NV + 2];   // the tile's a and b (at most NV + 1, and one past), then its kept keys
     int indices[NV];  // the kept keys' positions in keys[] (pairs: where to read values)
   };
+  // Pairs: the values of the tile's a and b, beside their keys.
+  std::conditional_t<has_values_v<V>, V[NV + 1], empty_t> values;
   cta_set_op_storage<NT> starts;
   typename cta_scan<NT, int>::storage_t scan;
   std::int64_t tile_start;  // where the tile's output starts
@@ -90,12 +100,20 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
                           balanced_split<std::int64_t> hi, AKeys a_keys, AValues a_values, BKeys b_keys,
                           BValues b_values, OutKeys keys_out, OutValues values_out, std::int64_t* count_out,
                           std::int64_t bound, Comp comp, const count_lookback& state,
-                          set_tile_storage<P::nt, P::nv, K>& s) {
+                          set_tile_storage<P::nt, P::nv, K, V>& s) {
   constexpr int NT = P::nt, VT = P::vt, NV = P::nv;
   std::int64_t a_given = hi.a - lo.a, b_given = hi.b - lo.b;
   int a_count = int(a_given < 0 ? 0 : a_given > NV + 1 ? NV + 1 : a_given);
   int b_count = int(b_given < 0 ? 0 : b_given > NV + 1 - a_count ? NV + 1 - a_count : b_given);
-  load_two_lists_to_shared<NT, VT + 1>(a_keys + lo.a, a_count, b_keys + lo.b, b_count, tid, s.keys);
+  // Pairs load their values with the keys, every load in flight at once, for the kept keys' values
+  // to come from shared memory at the end (b's only where the operation can keep b's keys).
+  if constexpr (has_values_v<V>) {
+    constexpr list_values which = detail::keeps(kind, false, true) ? list_values::both : list_values::a_only;
+    load_two_lists_to_shared<NT, VT + 1, which>(a_keys + lo.a, a_values + lo.a, a_count, b_keys + lo.b, b_values + lo.b,
+                                                b_count, tid, s.keys, s.values);
+  } else {
+    load_two_lists_to_shared<NT, VT + 1>(a_keys + lo.a, a_count, b_keys + lo.b, b_count, tid, s.keys);
+  }
   set_selection<K, VT> selected = cta_set_op_from_shared<kind, NT, VT>(s.keys, a_count, b_count, tid, comp, s.starts);
 
   // The thread's place in the tile's output, and (warp 0, inside the scan) the tile's place in
@@ -144,19 +162,10 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
     for (int i = 0; i < VT; ++i)
       if ((selected.kept >> i) & 1u) s.indices[at++] = selected.indices[i];
     __syncthreads();
-    array_t<V, VT> values;
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) {
       int j = NT * i + tid;
-      if (j < writable) {
-        int index = s.indices[j];
-        values[i] = index < a_count ? V(a_values[lo.a + index]) : V(b_values[lo.b + (index - a_count)]);
-      }
-    }
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      int j = NT * i + tid;
-      if (j < writable) values_out[tile_start + j] = values[i];
+      if (j < writable) values_out[tile_start + j] = s.values[s.indices[j]];
     }
   }
 }
@@ -193,7 +202,7 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
   static_assert(P::vt <= 32,
                 "mgpu: a set operation's tuning takes at most 32 values per thread (launch_params<NT, VT> with VT <= "
                 "32): each thread keeps one bit per step");
-  static_assert(sizeof(set_tile_storage<NT, NV, K>) <= 47 * 1024,
+  static_assert(sizeof(set_tile_storage<NT, NV, K, V>) <= 47 * 1024,
                 "mgpu: a set operation's tile of these keys takes too much shared memory: pass smaller "
                 "launch_params (fewer values per thread) as the tuning template argument");
 
@@ -212,7 +221,7 @@ std::int64_t set_op_impl(const char* fn, AKeys a_keys, AValues a_values, std::in
     const count_lookback state(state_memory.data());
     const split_t* p = partitions.data();
     auto kernel = [=] MGPU_LAMBDA(int tid, int tile) {
-      __shared__ shared_storage<set_tile_storage<NT, NV, K>> storage;
+      __shared__ shared_storage<set_tile_storage<NT, NV, K, V>> storage;
       const split_t first = p ? p[tile] : split_t{0, 0, false};
       const split_t last = p ? p[tile + 1] : split_t{a_count, b_count, false};
       set_tile<P, kind, K, V>(tid, tile, tiles, first, last, a_keys, a_values, b_keys, b_values, keys_out, values_out,

@@ -191,6 +191,39 @@ MGPU_DEVICE T element_of_two_lists(AIt a, int a_count, BIt b, int j) {
 }
 }  // namespace detail
 
+namespace detail {
+// load_two_lists_to_shared's loads: row i of thread tid is element NT * i + tid of the two lists.
+template <int NT, int VT, list_addressing L, partial_tiles Partial, typename T, typename AIt, typename BIt>
+MGPU_DEVICE array_t<T, VT> two_lists_rows(AIt a, int a_count, BIt b, int total, int tid) {
+  array_t<T, VT> x;
+  if (total == NT * VT) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) x[i] = element_of_two_lists<L, T>(a, a_count, b, NT * i + tid);
+  } else {
+    const int rows = (total + NT - 1) / NT, last = total - 1;
+    constexpr bool every_row = Partial == partial_tiles::rare || sizeof(T) > 4;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      const int j = NT * i + tid;
+      if (every_row ? total > 0 : i < rows) x[i] = element_of_two_lists<L, T>(a, a_count, b, j < last ? j : last);
+    }
+  }
+  return x;
+}
+// Stores those rows at their places in shared[0, total).
+template <int NT, int VT, typename T>
+MGPU_DEVICE void two_lists_rows_to_shared(const array_t<T, VT>& x, int total, int tid, T* shared) {
+  if (total == NT * VT) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
+  } else {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i)
+      if (NT * i + tid < total) shared[NT * i + tid] = x[i];
+  }
+}
+}  // namespace detail
+
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
 // shared[0, a_count + b_count), with coalesced reads, and syncs: the two lists of a merge tile.
 // All VT loads are issued before any store. A full tile loads whole rows; a partial one loads
@@ -207,25 +240,39 @@ template <int NT, int VT, list_addressing L = list_addressing::choose_base,
           partial_tiles Partial = partial_tiles::common, typename T, typename AIt, typename BIt>
 MGPU_DEVICE void load_two_lists_to_shared(AIt a, int a_count, BIt b, int b_count, int tid, T* shared) {
   const int total = a_count + b_count;
-  array_t<T, VT> x;
+  // (The rows' own test of a full tile folds into this one: loads and stores in one branch.)
   if (total == NT * VT) {
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) x[i] = detail::element_of_two_lists<L, T>(a, a_count, b, NT * i + tid);
+    const array_t<T, VT> x = detail::two_lists_rows<NT, VT, L, Partial, T>(a, a_count, b, total, tid);
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
   } else {
-    const int rows = (total + NT - 1) / NT, last = total - 1;
-    constexpr bool every_row = Partial == partial_tiles::rare || sizeof(T) > 4;
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      const int j = NT * i + tid;
-      if (every_row ? total > 0 : i < rows)
-        x[i] = detail::element_of_two_lists<L, T>(a, a_count, b, j < last ? j : last);
-    }
+    const array_t<T, VT> x = detail::two_lists_rows<NT, VT, L, Partial, T>(a, a_count, b, total, tid);
     MGPU_UNROLL
     for (int i = 0; i < VT; ++i)
       if (NT * i + tid < total) shared[NT * i + tid] = x[i];
   }
+  __syncthreads();
+}
+
+// Which values load_two_lists_to_shared loads with the keys of two lists: both lists', or a's only
+// (for callers that never read b's: a set intersection or difference).
+enum class list_values { both, a_only };
+
+// The same for key-value pairs: the keys of the two lists into keys_shared and their values (a's
+// only, for list_values::a_only) into values_shared, at the keys' positions, with every load of
+// both issued before any store, and one barrier.
+template <int NT, int VT, list_values Values = list_values::both, typename K, typename V, typename AKeys,
+          typename AValues, typename BKeys, typename BValues>
+MGPU_DEVICE void load_two_lists_to_shared(AKeys a_keys, AValues a_values, int a_count, BKeys b_keys, BValues b_values,
+                                          int b_count, int tid, K* keys_shared, V* values_shared) {
+  constexpr list_addressing L = list_addressing::choose_base;
+  const int total = a_count + b_count, values_total = Values == list_values::both ? total : a_count;
+  const array_t<K, VT> keys =
+      detail::two_lists_rows<NT, VT, L, partial_tiles::common, K>(a_keys, a_count, b_keys, total, tid);
+  const array_t<V, VT> values =
+      detail::two_lists_rows<NT, VT, L, partial_tiles::common, V>(a_values, a_count, b_values, values_total, tid);
+  detail::two_lists_rows_to_shared<NT>(keys, total, tid, keys_shared);
+  detail::two_lists_rows_to_shared<NT>(values, values_total, tid, values_shared);
   __syncthreads();
 }
 
