@@ -236,7 +236,19 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     std::int64_t a_lo = neighbours && a0 > 0 ? a0 - 1 : a0, a_hi = neighbours && a1 < a_count ? a1 + 1 : a1;
     std::int64_t b_lo = neighbours && b0 > 0 ? b0 - 1 : b0, b_hi = neighbours && b1 < b_count ? b1 + 1 : b1;
     int a_len = int(a_hi - a_lo), b_len = int(b_hi - b_lo);
-    load_two_lists_to_shared<NT, VT + 1>(a + a_lo, a_len, b + b_lo, b_len, tid, s.keys);
+    // The tile's loads, then its stores, each with a full-tile branch of its own (the two halves of
+    // load_two_lists_to_shared, which keeps both in one branch): ptxas then forms the shared
+    // window's address once, not again under each row's predicate (36 reads of SR_CgaCtaId): 884
+    // instructions instead of 1010 in the partitioned kernel of int keys (SASS, sm_90), and 1.06x
+    // faster at 2^24-2^28 for 4-byte keys (bench/results/2026-11-29_h200_search_sets_ab.txt). The
+    // set tiles ran 10% slower with their load split this way.
+    {
+      const array_t<K, VT + 1> rows =
+          detail::two_lists_rows<NT, VT + 1, list_addressing::choose_base, partial_tiles::common, K>(
+              a + a_lo, a_len, b + b_lo, a_len + b_len, tid);
+      detail::two_lists_rows_to_shared<NT>(rows, a_len + b_len, tid, s.keys);
+      __syncthreads();
+    }
     // Positions in keys[] of the ranges' starts and ends.
     int a_begin = int(a0 - a_lo), a_end = a_begin + int(a1 - a0);
     int b_begin = a_len + int(b0 - b_lo), b_end = b_begin + int(b1 - b0);
