@@ -570,28 +570,40 @@ bench::device_array<int> sorted_keys(mgpu::context& ctx, std::int64_t n, int ran
 }
 
 // set_union and set_intersection of two sorted int32 halves of n keys (moderate duplicates, as
-// the benchmark's inputs) under each shape; counts checked against the first shape's.
-template <class... Shapes>
+// the benchmark's inputs) under each shape, keys alone or with int32 values (Pairs); counts
+// checked against the first shape's.
+template <bool Pairs, class... Shapes>
 void tune_sets(mgpu::context& ctx, std::int64_t n, bench::l2_flush& flush) {
   const std::int64_t half = n / 2;
   bench::device_array<int> a = sorted_keys(ctx, half, int(half), 0xc0), b = sorted_keys(ctx, half, int(half), 0xc1);
-  bench::device_array<int> out(n);
+  bench::device_array<int> out(n), values(Pairs ? n : 0), values_out(Pairs ? n : 0);
   bench::device_array<std::int64_t> count(1);
+  if (Pairs) bench::fill_random<int>(values.data(), n, 0xc2, 0, 1 << 30, ctx);
+  const int *a_values = values.data(), *b_values = values.data() + (Pairs ? half : 0);
   for (int op = 0; op < 2; ++op) {
     std::int64_t first_count = -1;
-    std::printf("%s int32 n=%lld\n", op ? "set_intersection" : "set_union", (long long)n);
+    std::printf("%s int32 %s n=%lld\n", op ? "set_intersection" : "set_union", Pairs ? "pairs" : "keys", (long long)n);
     auto one = [&](auto shape) {
       using P = decltype(shape);
       auto run = [&] {
-        if (op)
-          mgpu::set_intersection<P>(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
-        else
-          mgpu::set_union<P>(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
+        if constexpr (Pairs) {
+          if (op)
+            mgpu::set_intersection<P>(a.data(), a_values, half, b.data(), b_values, half, out.data(), values_out.data(),
+                                      count.data(), mgpu::less<int>(), ctx);
+          else
+            mgpu::set_union<P>(a.data(), a_values, half, b.data(), b_values, half, out.data(), values_out.data(),
+                               count.data(), mgpu::less<int>(), ctx);
+        } else {
+          if (op)
+            mgpu::set_intersection<P>(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
+          else
+            mgpu::set_union<P>(a.data(), half, b.data(), half, out.data(), count.data(), mgpu::less<int>(), ctx);
+        }
       };
       double ms = bench::median_ms(run, 2, 9, ctx.stream(), &flush);
       std::int64_t c = count.at(0, ctx.stream());
       if (first_count < 0) first_count = c;
-      double moved = double(n) * 4 + double(c) * 4;
+      double moved = (double(n) * 4 + double(c) * 4) * (Pairs ? 2 : 1);
       std::printf("  <%4d,%3d,%d> %.4f ms %6.0f GB/s  %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
                   c == first_count ? "ok" : "MISMATCH");
     };
@@ -1025,14 +1037,17 @@ int main(int argc, char** argv) {
         tune_reduce_by_key<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>>(
             ctx, n, run, flush);
     if (what == "setshapes")
-      tune_sets<lp<256, 15>, lp<128, 15>, lp<256, 11>, lp<128, 11>, lp<256, 7>, lp<512, 11>, lpm<256, 15, 4>,
+      tune_sets<false, lp<256, 15>, lp<128, 15>, lp<256, 11>, lp<128, 11>, lp<256, 7>, lp<512, 11>, lpm<256, 15, 4>,
                 lp<128, 23>, lp<512, 7>>(ctx, n, flush);
     if (what == "setshapes2")  // larger tiles, after setshapes found <128, 23> ahead of <256, 15>
-      tune_sets<lp<256, 15>, lp<128, 23>, lp<128, 19>, lp<128, 27>, lp<128, 31>, lp<64, 31>, lp<256, 23>, lp<192, 23>,
-                lp<96, 31>>(ctx, n, flush);
+      tune_sets<false, lp<256, 15>, lp<128, 23>, lp<128, 19>, lp<128, 27>, lp<128, 31>, lp<64, 31>, lp<256, 23>,
+                lp<192, 23>, lp<96, 31>>(ctx, n, flush);
     if (what == "setshapes3")  // after the serial set loop lost a third of its instructions (cf2336b)
-      tune_sets<lpm<128, 31, 8>, lpm<128, 31, 7>, lpm<256, 23, 4>, lpm<256, 31, 4>, lpm<256, 31, 3>, lp<256, 27>,
+      tune_sets<false, lpm<128, 31, 8>, lpm<128, 31, 7>, lpm<256, 23, 4>, lpm<256, 31, 4>, lpm<256, 31, 3>, lp<256, 27>,
                 lpm<256, 19, 5>, lpm<192, 31, 5>>(ctx, n, flush);
+    if (what == "setpairshapes")  // pairs, once their values came through shared memory
+      tune_sets<true, lp<256, 15>, lpm<256, 15, 3>, lp<128, 15>, lpm<128, 15, 6>, lp<256, 11>, lp<128, 23>,
+                lpm<128, 23, 4>, lp<128, 31>, lp<512, 7>>(ctx, n, flush);
     if (what == "compactshapes")
       tune_compact<lp<128, 32>, lp<256, 32>, lp<128, 16>, lp<256, 16>, lp<512, 16>, lp<64, 32>, lp<512, 8>,
                    lpm<128, 32, 12>, lp<256, 24>>(ctx, n, flush);
