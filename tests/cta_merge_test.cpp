@@ -2,7 +2,8 @@
 // brute-force definitions, group_search (device, every group width) and merge_path_partitions and
 // binary_search_partitions (device) against the same definitions on the host, and user kernels written with cta_launch
 // that run cta_sort on tiles, warp_sort on a warp's lanes and odd_even_sort on one thread's
-// registers, against std::stable_sort; load_two_lists_to_shared and load_rows in each of their forms.
+// registers, against std::stable_sort; load_two_lists_to_shared (keys, and key-value lists) and load_rows in each of
+// their forms.
 #include "test_util.hpp"
 
 #include <mgpu/mgpu.hpp>
@@ -1005,6 +1006,55 @@ MGPU_TEST(CtaMerge, LoadTwoListsToSharedEveryForm) {
     check_load_two_lists<address, rare, int>(a_count, b_count, ctx);
     check_load_two_lists<base, common, std::int64_t>(a_count, b_count, ctx);
     check_load_two_lists<address, rare, std::int64_t>(a_count, b_count, ctx);
+  }
+}
+
+// load_two_lists_to_shared of key-value lists, int keys with int64 values (both lists' values, or
+// a's only), in one CTA of 32 x 7: keys and values land at the same positions, a's followed by
+// b's, and nothing else is written (b's values not at all with list_values::a_only). Lists in
+// buffers of exactly their size, as above.
+template <mgpu::list_values Values>
+void check_load_two_lists_of_pairs(int a_count, int b_count, mgpu::context& ctx) {
+  constexpr int NT = 32, VT = 7;
+  std::vector<int> a, b;
+  std::vector<std::int64_t> av, bv;
+  for (int i = 0; i < a_count; ++i) a.push_back(1000 + i), av.push_back(-3000000000ll - i);
+  for (int i = 0; i < b_count; ++i) b.push_back(5000 + i), bv.push_back(7000000000ll + i);
+  mgpu::buffer<int> da(a, ctx), db(b, ctx), keys_out = poisoned<int>(NT * VT, ctx);
+  mgpu::buffer<std::int64_t> dav(av, ctx), dbv(bv, ctx), values_out = poisoned<std::int64_t>(NT * VT, ctx);
+  const int* pa = a_count ? da.data() : nullptr;
+  const int* pb = b_count ? db.data() : nullptr;
+  const std::int64_t* pav = a_count ? dav.data() : nullptr;
+  const std::int64_t* pbv = b_count ? dbv.data() : nullptr;
+  int* pk = keys_out.data();
+  std::int64_t* pv = values_out.data();
+  mgpu::cta_launch<NT>(
+      [=] MGPU_LAMBDA(int tid, int) {
+        __shared__ int keys[NT * VT];
+        __shared__ std::int64_t values[NT * VT];
+        for (int i = tid; i < NT * VT; i += NT) keys[i] = -1, values[i] = -1;
+        __syncthreads();
+        mgpu::load_two_lists_to_shared<NT, VT, Values>(pa, pav, a_count, pb, pbv, b_count, tid, keys, values);
+        for (int i = tid; i < NT * VT; i += NT) pk[i] = keys[i], pv[i] = values[i];
+      },
+      1, ctx);
+  std::vector<int> expected_keys = a;
+  expected_keys.insert(expected_keys.end(), b.begin(), b.end());
+  expected_keys.resize(NT * VT, -1);
+  std::vector<std::int64_t> expected_values = av;
+  if (Values == mgpu::list_values::both) expected_values.insert(expected_values.end(), bv.begin(), bv.end());
+  expected_values.resize(NT * VT, -1);
+  EXPECT_TRUE(same(expected_keys, keys_out.to_host())) << "keys, a_count=" << a_count << " b_count=" << b_count;
+  EXPECT_TRUE(same(expected_values, values_out.to_host()))
+      << "values, a_count=" << a_count << " b_count=" << b_count << " values of " << (int(Values) ? "a" : "both");
+}
+
+MGPU_TEST(CtaMerge, LoadTwoListsOfPairs) {
+  mgpu::context ctx;
+  for (auto [a_count, b_count] :
+       {std::pair{0, 0}, {1, 0}, {0, 1}, {112, 112}, {224, 0}, {0, 224}, {31, 1}, {32, 1}, {100, 93}, {0, 200}}) {
+    check_load_two_lists_of_pairs<mgpu::list_values::both>(a_count, b_count, ctx);
+    check_load_two_lists_of_pairs<mgpu::list_values::a_only>(a_count, b_count, ctx);
   }
 }
 
