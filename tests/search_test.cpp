@@ -445,6 +445,19 @@ MGPU_TEST(Intervals, ExpandGatherScatterMove) {
   std::vector<char> got = expanded.to_host();
   EXPECT_EQ(std::string(got.begin(), got.end()), "AAABEEEEEEEFFHIIII");
 
+  // Items before the first head keep what they held; with no heads no item is written and no value
+  // read (the values may then be null).
+  std::vector<int> late_heads{5, 5, 9}, late_values{7, 8, 9};
+  mgpu::buffer<int> dlh(late_heads, ctx), dlv(late_values, ctx), late = poisoned<int>(12, ctx),
+                                                                 headless = poisoned<int>(12, ctx);
+  mgpu::interval_expand(dlv.data(), 12, mgpu::segments_by_heads(dlh.data(), 3), late.data(), ctx);
+  std::vector<int> expect_late(12, poison<int>());
+  for (int i = 5; i < 12; ++i) expect_late[std::size_t(i)] = i < 9 ? 8 : 9;
+  EXPECT_TRUE(same(expect_late, late.to_host())) << "items before the first head";
+  mgpu::interval_expand(static_cast<const int*>(nullptr), 12, mgpu::segments_by_heads(dlh.data(), 0), headless.data(),
+                        ctx);
+  EXPECT_TRUE(same(std::vector<int>(12, poison<int>()), headless.to_host())) << "no heads";
+
   for (int max_size : {1, 8, 64, 1024}) {
     std::int64_t segments = (quick() ? 4000 : 60000) / max_size + 3;
     check_intervals(ctx, random_counts(segments, max_size, max_size == 8, rng), rng,
