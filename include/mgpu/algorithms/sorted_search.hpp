@@ -246,7 +246,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
       const array_t<K, VT + 1> rows =
           detail::two_lists_rows<NT, VT + 1, list_addressing::choose_base, partial_tiles::common, K>(
               a + a_lo, a_len, b + b_lo, a_len + b_len, tid);
-      detail::two_lists_rows_to_shared<NT>(rows, a_len + b_len, tid, s.keys);
+      reg_to_mem_strided<NT>(rows, s.keys, tid, a_len + b_len);
       __syncthreads();
     }
     // Positions in keys[] of the ranges' starts and ends.

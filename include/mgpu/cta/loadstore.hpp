@@ -210,18 +210,6 @@ MGPU_DEVICE array_t<T, VT> two_lists_rows(AIt a, int a_count, BIt b, int total, 
   }
   return x;
 }
-// Stores those rows at their places in shared[0, total).
-template <int NT, int VT, typename T>
-MGPU_DEVICE void two_lists_rows_to_shared(const array_t<T, VT>& x, int total, int tid, T* shared) {
-  if (total == NT * VT) {
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) shared[NT * i + tid] = x[i];
-  } else {
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i)
-      if (NT * i + tid < total) shared[NT * i + tid] = x[i];
-  }
-}
 }  // namespace detail
 
 // Loads a[0, a_count) followed by b[0, b_count) (a_count + b_count <= NT * VT) into
@@ -271,8 +259,8 @@ MGPU_DEVICE void load_two_lists_to_shared(AKeys a_keys, AValues a_values, int a_
       detail::two_lists_rows<NT, VT, L, partial_tiles::common, K>(a_keys, a_count, b_keys, total, tid);
   const array_t<V, VT> values =
       detail::two_lists_rows<NT, VT, L, partial_tiles::common, V>(a_values, a_count, b_values, values_total, tid);
-  detail::two_lists_rows_to_shared<NT>(keys, total, tid, keys_shared);
-  detail::two_lists_rows_to_shared<NT>(values, values_total, tid, values_shared);
+  reg_to_mem_strided<NT>(keys, keys_shared, tid, total);
+  reg_to_mem_strided<NT>(values, values_shared, tid, values_total);
   __syncthreads();
 }
 
