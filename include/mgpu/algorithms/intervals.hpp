@@ -30,24 +30,37 @@ struct expand_writer {
   }
 };
 
+// The copying writers read, then write (reads_then_writes): every read of a thread's items is in
+// flight before its first write.
 template <typename In, typename Out>
 struct gather_writer {
   In input;
   Out output;
+  using read_t = iterator_value_t<In>;
   template <typename Start>
-  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t, std::int64_t rank, const Start& gather) const {
-    output[index] = input[std::int64_t(gather) + rank];
+  MGPU_DEVICE read_t read(std::int64_t, std::int64_t, std::int64_t rank, const Start& gather) const {
+    return input[std::int64_t(gather) + rank];
   }
+  MGPU_DEVICE void write(std::int64_t index, std::int64_t, const read_t& x) const { output[index] = x; }
+};
+
+// A value read and the place it goes.
+template <typename T>
+struct placed {
+  T value;
+  std::int64_t at;
 };
 
 template <typename In, typename Out>
 struct scatter_writer {
   In input;
   Out output;
+  using read_t = placed<iterator_value_t<In>>;
   template <typename Start>
-  MGPU_DEVICE void operator()(std::int64_t index, std::int64_t, std::int64_t rank, const Start& scatter) const {
-    output[std::int64_t(scatter) + rank] = input[index];
+  MGPU_DEVICE read_t read(std::int64_t index, std::int64_t, std::int64_t rank, const Start& scatter) const {
+    return read_t{input[index], std::int64_t(scatter) + rank};
   }
+  MGPU_DEVICE void write(std::int64_t, std::int64_t, const read_t& x) const { output[x.at] = x.value; }
 };
 
 // A segment's gather and scatter starts, cached together.
@@ -67,9 +80,11 @@ template <typename In, typename Out>
 struct move_writer {
   In input;
   Out output;
-  MGPU_DEVICE void operator()(std::int64_t, std::int64_t, std::int64_t rank, const move_starts& m) const {
-    output[m.scatter + rank] = input[m.gather + rank];
+  using read_t = placed<iterator_value_t<In>>;
+  MGPU_DEVICE read_t read(std::int64_t, std::int64_t, std::int64_t rank, const move_starts& m) const {
+    return read_t{input[m.gather + rank], m.scatter + rank};
   }
+  MGPU_DEVICE void write(std::int64_t, std::int64_t, const read_t& x) const { output[x.at] = x.value; }
 };
 
 }  // namespace detail

@@ -73,6 +73,16 @@ using lbs_value_t =
     std::conditional_t<std::is_same<ValuesIt, empty_t>::value, empty_t,
                        iterator_value_t<std::conditional_t<std::is_same<ValuesIt, empty_t>::value, int*, ValuesIt>>>;
 
+// Whether f reads what it writes, in two calls: f.read(index, segment, rank[, value]) returns a
+// read_t, which f.write(index, segment, read) stores. A tile makes every read of a thread's items
+// before its first write: one call that loads and stores, item after item, waits a memory latency
+// an item, the compiler keeping each load after the store before it (which may alias it, as far
+// as it knows).
+template <typename F, typename = void>
+struct reads_then_writes : std::false_type {};
+template <typename F>
+struct reads_then_writes<F, std::void_t<typename F::read_t>> : std::true_type {};
+
 // A tile's shared memory: the load-balancing search's, and the cached values of its segments.
 template <typename LBS, typename V, int N>
 struct lbs_tile_storage {
@@ -157,14 +167,46 @@ void load_balance_launch(const char* fn, F f, std::int64_t count, HeadIt heads, 
         load_to_shared<P::nt, P::vt>(segment_values + first, heads, tid, s.values + 1);
       }
     }
+    // Every label and cached value of the thread's items is read before f is called for the first:
+    // f's stores (through pointers that may, as far as the compiler knows, point into shared memory)
+    // would otherwise hold each item's reads back until the item before is stored, a chain of two
+    // shared-memory round trips an item with cached values (SASS, sm_90): interval_expand 1.04x-1.07x
+    // faster at 2^26 on an H200. The ranks are formed at the calls: read ahead too, their 64 bits an
+    // item in registers made a join of 2^26 keys 6% slower (what f does not use, the ranks of
+    // interval_expand say, the compiler drops; bench/results/2026-11-29_h200_lbs_batched_reads_ab.txt).
+    array_t<int, VT> local;
+    array_t<value_t, VT> value;
     MGPU_UNROLL
-    for (int i = 0; i < VT; ++i) {
-      int j = NT * i + tid;
-      if (j < t.item_count) {
-        if constexpr (!std::is_same<ValuesIt, empty_t>::value)
-          call(t.item_begin + j, t.segment(j), t.rank(j), s.values[t.local_segment(j)]);
-        else
-          call(t.item_begin + j, t.segment(j), t.rank(j));
+    for (int i = 0; i < VT; ++i) local[i] = NT * i + tid < t.item_count ? t.local_segment(NT * i + tid) : 0;
+    if constexpr (!std::is_same<ValuesIt, empty_t>::value) {
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) value[i] = s.values[local[i]];
+    }
+    if constexpr (reads_then_writes<F>::value) {
+      array_t<typename F::read_t, VT> read;
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        int j = NT * i + tid;
+        if (j < t.item_count) {
+          if constexpr (!std::is_same<ValuesIt, empty_t>::value)
+            read[i] = call.read(t.item_begin + j, t.segment_begin + local[i], t.rank(j, local[i]), value[i]);
+          else
+            read[i] = call.read(t.item_begin + j, t.segment_begin + local[i], t.rank(j, local[i]));
+        }
+      }
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i)
+        if (NT * i + tid < t.item_count) call.write(t.item_begin + NT * i + tid, t.segment_begin + local[i], read[i]);
+    } else {
+      MGPU_UNROLL
+      for (int i = 0; i < VT; ++i) {
+        int j = NT * i + tid;
+        if (j < t.item_count) {
+          if constexpr (!std::is_same<ValuesIt, empty_t>::value)
+            call(t.item_begin + j, t.segment_begin + local[i], t.rank(j, local[i]), value[i]);
+          else
+            call(t.item_begin + j, t.segment_begin + local[i], t.rank(j, local[i]));
+        }
       }
     }
   };
@@ -191,12 +233,26 @@ void load_balance_tiles(const char* fn, F f, std::int64_t count, HeadIt heads, s
 }
 
 // Calls f for the items in a segment only.
-template <typename F>
+template <typename F, bool = reads_then_writes<F>::value>
 struct in_segments_only {
   F f;
   template <typename... Value>
   MGPU_DEVICE void operator()(std::int64_t index, std::int64_t segment, std::int64_t rank, const Value&... v) const {
     if (segment >= 0) f(index, segment, rank, v...);
+  }
+};
+template <typename F>
+struct in_segments_only<F, true> {
+  F f;
+  using read_t = typename F::read_t;
+  template <typename... Value>
+  MGPU_DEVICE read_t read(std::int64_t index, std::int64_t segment, std::int64_t rank, const Value&... v) const {
+    read_t x{};
+    if (segment >= 0) x = f.read(index, segment, rank, v...);
+    return x;
+  }
+  MGPU_DEVICE void write(std::int64_t index, std::int64_t segment, const read_t& x) const {
+    if (segment >= 0) f.write(index, segment, x);
   }
 };
 

@@ -92,8 +92,9 @@ struct cta_load_balance {
     MGPU_DEVICE std::int64_t segment(int j) const { return segment_begin + storage->local_segment[j]; }
     // Its rank within its segment (meaningless where segment(j) is -1). Local segment 0 may have
     // begun any number of items before the tile: its rank is the one computed in 64 bits.
-    MGPU_DEVICE std::int64_t rank(int j) const {
-      int local = storage->local_segment[j];
+    MGPU_DEVICE std::int64_t rank(int j) const { return rank(j, storage->local_segment[j]); }
+    // The same, given its local segment.
+    MGPU_DEVICE std::int64_t rank(int j, int local) const {
       return local == 0 ? item_begin + j - storage->first_head : std::int64_t(j - storage->heads[local]);
     }
   };
