@@ -163,10 +163,10 @@ void bulk_insert(AIt a, IndicesIt indices, std::int64_t a_count, BIt b, std::int
     for (int i = 0; i < VT; ++i)
       if (NT * i + tid < total_tile) s.values[dest[i]] = x[i];
     __syncthreads();
-    auto tile_output = output + first;
-    MGPU_UNROLL
-    for (int i = 0; i < VT; ++i)
-      if (NT * i + tid < total_tile) tile_output[NT * i + tid] = s.values[NT * i + tid];
+    // Every row read before the first is stored (a store through `output`, which as far as the
+    // compiler knows may point into shared memory, would hold the next row's read back).
+    reg_to_mem_strided<NT, VT>(mem_to_reg_strided<NT, VT, T>(s.values, tid, total_tile), output + first, tid,
+                               total_tile);
   };
   cta_launch<P>(kernel, tiles, ctx);
 }
