@@ -575,6 +575,18 @@ void check_join(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K
     for (int k = 0; k < 3; ++k) ea.push_back(poison<std::int64_t>()), eb.push_back(poison<std::int64_t>());
     EXPECT_TRUE(same(ea, ai.to_host())) << "device form's a indices";
     EXPECT_TRUE(same(eb, bi.to_host())) << "device form's b indices";
+
+    // With room for more rows than there are (the search runs over the capacity, past the last
+    // a's rows): the rows, and nothing after them.
+    capacity = std::int64_t(rows.size()) + 2 * lbs_cached_nv + 5;
+    ai = poisoned<std::int64_t>(capacity, ctx), bi = poisoned<std::int64_t>(capacity, ctx);
+    mgpu::join(da.data(), n, db.data(), m, ai.data(), bi.data(), capacity, row_count.data(), kind, comp, ctx);
+    EXPECT_EQ(row_count.to_host()[0], std::int64_t(rows.size())) << "device form's count, room to spare";
+    ea.clear(), eb.clear();
+    for (auto& r : rows) ea.push_back(r.first), eb.push_back(r.second);
+    ea.resize(std::size_t(capacity), poison<std::int64_t>()), eb.resize(std::size_t(capacity), poison<std::int64_t>());
+    EXPECT_TRUE(same(ea, ai.to_host())) << "device form's a indices, room to spare";
+    EXPECT_TRUE(same(eb, bi.to_host())) << "device form's b indices, room to spare";
   }
 }
 
