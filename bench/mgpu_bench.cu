@@ -16,9 +16,11 @@
 #include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/set_operations.h>
 #include <thrust/transform.h>
+#include <cub/device/device_copy.cuh>
 #include <cub/device/device_for.cuh>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_merge.cuh>
@@ -757,6 +759,59 @@ struct lbs_case {
   }
 };
 
+// interval_move: many copies of a segment profile's sizes at once, each segment read from the
+// source in reverse segment order (gather) and written where its head says (scatter), against
+// cub::DeviceCopy::Batched given the same ranges as pointers and sizes. Bytes: the items read and
+// written, and the heads, gathers and scatters read.
+struct move_ranges {
+  const int* heads;
+  std::int64_t num_segments, total;
+  MGPU_HOST_DEVICE std::int64_t begin(std::int64_t s) const { return heads[s]; }
+  MGPU_HOST_DEVICE std::int64_t end(std::int64_t s) const { return s + 1 < num_segments ? heads[s + 1] : total; }
+  MGPU_HOST_DEVICE std::int64_t gather(std::int64_t s) const { return total - end(s); }
+};
+struct move_sources {
+  move_ranges r;
+  const int* input;
+  MGPU_HOST_DEVICE const int* operator()(std::int64_t s) const { return input + r.gather(s); }
+};
+struct move_destinations {
+  move_ranges r;
+  int* output;
+  MGPU_HOST_DEVICE int* operator()(std::int64_t s) const { return output + r.begin(s); }
+};
+struct move_sizes {
+  move_ranges r;
+  MGPU_HOST_DEVICE int operator()(std::int64_t s) const { return int(r.end(s) - r.begin(s)); }
+};
+
+struct interval_move_case {
+  static void run(env& e, const std::string& name, segment_profile profile, std::int64_t n) {
+    std::int64_t num_segments = 0, total = 0;
+    device_array<int> heads = segment_heads(e, n, profile, num_segments, total);
+    device_array<int> input(total), gather(num_segments), mgpu_out(total), cub_out(total);
+    bench::fill_random<int>(input.data(), total, e.seed ^ 0xb0, 0, 1 << 30, e.ctx);
+    const move_ranges r{heads.data(), num_segments, total};
+    int* g = gather.data();
+    mgpu::transform([=] MGPU_LAMBDA(std::int64_t s) { g[s] = int(r.gather(s)); }, num_segments, e.ctx);
+    auto mgpu_run = [&] {
+      mgpu::interval_move(input.data(), total, mgpu::segments_by_heads(heads.data(), num_segments), gather.data(),
+                          heads.data(), mgpu_out.data(), e.ctx);
+    };
+    auto segment = thrust::counting_iterator<std::int64_t>(0);
+    cub_call cub_run([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceCopy::Batched(
+          temp, bytes, thrust::make_transform_iterator(segment, move_sources{r, input.data()}),
+          thrust::make_transform_iterator(segment, move_destinations{r, cub_out.data()}),
+          thrust::make_transform_iterator(segment, move_sizes{r}), num_segments, e.stream());
+    });
+    case_id c{name, "int32", n};
+    e.compare(c, 2.0 * double(total) * sizeof(int) + 3.0 * double(num_segments) * sizeof(int), mgpu_run, cub_run,
+              "cub_batched");
+    e.check(c, mgpu_out.data(), cub_out.data(), total);
+  }
+};
+
 // An inner join of two sorted inputs of n/2 keys with about two matches per key, against the
 // thrust composition: both bounds, counts, their scan, then rows by the upper_bound emulation.
 // Both forms return the row count to the host (the host form of mgpu::join).
@@ -1049,6 +1104,11 @@ primitive segmented_scan_entry(const std::string& name, segment_profile profile,
           false, sizes};
 }
 
+primitive interval_move_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
+  return {name, [name, profile](elem, env& e, std::int64_t n) { interval_move_case::run(e, name, profile, n); }, false,
+          sizes};
+}
+
 template <bool expand>
 primitive lbs_entry(const std::string& name, segment_profile profile, const size_plan& sizes) {
   return {name, [name, profile](elem, env& e, std::int64_t n) { lbs_case<expand>::run(e, name, profile, n); }, false,
@@ -1298,6 +1358,10 @@ const std::vector<primitive>& primitives() {
       lbs_entry<true>("interval_expand_random_64", {segment_profile::random, 64}, profile),
       lbs_entry<true>("interval_expand_fixed_1024", {segment_profile::fixed, 1024}, profile),
       lbs_entry<true>("interval_expand_skewed", {segment_profile::skewed, 0}, profile),
+      interval_move_entry("interval_move_fixed_8", {segment_profile::fixed, 8}, profile),
+      interval_move_entry("interval_move_random_64", {segment_profile::random, 64}, profile),
+      interval_move_entry("interval_move_fixed_1024", {segment_profile::fixed, 1024}, profile),
+      interval_move_entry("interval_move_skewed", {segment_profile::skewed, 0}, profile),
       entry<join_case>(sorting),
       entry<set_case<mgpu::set_kind::intersection, false>>(streaming),
       entry<set_case<mgpu::set_kind::union_, false>>(streaming),
