@@ -151,7 +151,7 @@ MGPU_DEVICE void set_tile(int tid, int tile, int tiles, balanced_split<std::int6
   __syncthreads();
   // Pairs read every kept key and value before the first is stored: a store through the output
   // iterator, which as far as the compiler knows may point into shared memory, would otherwise hold
-  // the next element's reads back until it is issued (SASS, sm_90). set_union of int pairs 1.08x-1.12x
+  // the next element's reads back until it is issued (SASS, sm_90). set_union of int pairs 1.07x-1.12x
   // faster at 2^24-2^28 on an H200 with both loops so; keys alone 1%-4% slower (a kernel at its
   // register cap), so they keep the plain loop (bench/results/2026-11-29_h200_lbs_batched_reads_ab.txt).
   if constexpr (has_values_v<V>) {
