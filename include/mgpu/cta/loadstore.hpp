@@ -189,9 +189,7 @@ MGPU_DEVICE T element_of_two_lists(AIt a, int a_count, BIt b, int j) {
     return j < a_count ? T(a[j]) : T(b[j - a_count]);
   }
 }
-}  // namespace detail
 
-namespace detail {
 // load_two_lists_to_shared's loads: row i of thread tid is element NT * i + tid of the two lists.
 template <int NT, int VT, list_addressing L, partial_tiles Partial, typename T, typename AIt, typename BIt>
 MGPU_DEVICE array_t<T, VT> two_lists_rows(AIt a, int a_count, BIt b, int total, int tid) {
