@@ -640,6 +640,32 @@ struct sorted_search_case {
   }
 };
 
+// Both bounds of n/2 sorted needles in n/2 sorted haystack keys, against thrust's vectorized
+// lower_bound and upper_bound over the same sorted needles.
+struct sorted_equal_range_case {
+  static constexpr const char* name = "sorted_equal_range";
+  static constexpr bool all_types = false;
+  template <class T>
+  static void run(env& e, std::int64_t n) {
+    search_inputs<T> in(e, n);
+    const std::int64_t a_count = in.a_count, b_count = in.b_count;
+    T *a = in.a.data(), *b = in.b.data();
+    device_array<int> mgpu_lower(a_count), mgpu_upper(a_count), thrust_lower(a_count), thrust_upper(a_count);
+    auto mgpu_run = [&] {
+      mgpu::sorted_equal_range(a, a_count, b, b_count, mgpu_lower.data(), mgpu_upper.data(), mgpu::less<>(), e.ctx);
+    };
+    auto thrust_run = [&] {
+      auto policy = thrust::cuda::par_nosync.on(e.stream());
+      thrust::lower_bound(policy, b, b + b_count, a, a + a_count, thrust_lower.data());
+      thrust::upper_bound(policy, b, b + b_count, a, a + a_count, thrust_upper.data());
+    };
+    case_id c{name, type_name<T>::value, n};
+    e.compare(c, double(n) * sizeof(T) + 2.0 * double(a_count) * sizeof(int), mgpu_run, thrust_run, "thrust");
+    e.check(c, mgpu_lower.data(), thrust_lower.data(), a_count);
+    e.check(c, mgpu_upper.data(), thrust_upper.data(), a_count);
+  }
+};
+
 // The number of keys of b equal to each key of a, given a's lower bounds in b (sorted_search's
 // inputs), against thrust's vectorized upper_bound and a transform taking the difference.
 struct sorted_equality_count_case {
@@ -1347,6 +1373,7 @@ const std::vector<primitive>& primitives() {
       entry<locality_sort_case<presorted::nearly>>(sorting),
       entry<locality_sort_case<presorted::random>>(sorting),
       entry<sorted_search_case>(streaming),
+      entry<sorted_equal_range_case>(streaming),
       entry<sorted_equality_count_case>(streaming),
       lbs_entry<false>("lbs_fixed_1", {segment_profile::fixed, 1}, profile),
       lbs_entry<false>("lbs_fixed_8", {segment_profile::fixed, 8}, profile),

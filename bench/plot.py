@@ -53,7 +53,7 @@ FAMILIES = [
     ("sorts", ("mergesort_", "radix_sort_", "locality_sort_")),
     ("segmented sort", ("segsort_",)),
     ("bulk remove and insert", ("bulk_",)),
-    ("search, load balance, intervals, joins", ("sorted_search", "lbs_", "interval_expand_", "interval_move_", "join_")),
+    ("search, load balance, intervals, joins", ("sorted_search", "sorted_equal_range", "lbs_", "interval_expand_", "interval_move_", "join_")),
     ("set operations", ("set_",)),
     ("segmented reduce, reduce by key, SpMV", ("segreduce_", "reduce_by_key_", "spmv_")),
     ("compaction, histogram, segmented scan", ("compact_", "histogram_", "segscan_")),

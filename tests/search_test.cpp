@@ -1,5 +1,5 @@
 // The search family against serial references (tests/references/search.hpp): sorted_search with
-// every bound and output kind, match counts and output types; sorted_equality_count;
+// every bound and output kind, match counts and output types; sorted_equal_range; sorted_equality_count;
 // load_balance_search, transform_lbs (with and without cached values); interval expand, gather,
 // scatter and move; joins of every kind, both forms. Sizes around the tile, empty sides, all keys
 // equal, no matches, empty and huge segments, float keys, a user struct, bad arguments.
@@ -235,6 +235,51 @@ MGPU_TEST(SortedSearch, EqualityCount) {
   }
 }
 
+// Both bounds of each a from one pass, against std::lower_bound and std::upper_bound: runs of
+// equal keys in b that cross tiles (short ones, and ones longer than a warp's first probe of 32),
+// every key equal, no matches, few needles (one binary search each), outputs of two types.
+template <typename K, typename Comp>
+void check_equal_range(mgpu::context& ctx, const std::vector<K>& a, const std::vector<K>& b, Comp comp,
+                       const std::string& what) {
+  SCOPED_TRACE(what + ": a_count=" + std::to_string(a.size()) + " b_count=" + std::to_string(b.size()));
+  std::int64_t n = std::int64_t(a.size()), m = std::int64_t(b.size());
+  mgpu::buffer<K> da(a, ctx), db(b, ctx);
+  mgpu::buffer<int> lower = poisoned<int>(n, ctx);
+  mgpu::buffer<std::int64_t> upper = poisoned<std::int64_t>(n, ctx);
+  mgpu::sorted_equal_range(da.data(), n, db.data(), m, lower.data(), upper.data(), comp, ctx);
+  std::vector<std::int64_t> lo = mgpu_ref::bounds_of(a, b, false, comp), hi = mgpu_ref::bounds_of(a, b, true, comp);
+  EXPECT_TRUE(same(std::vector<int>(lo.begin(), lo.end()), lower.to_host())) << "lower bounds";
+  EXPECT_TRUE(same(hi, upper.to_host())) << "upper bounds";
+}
+
+MGPU_TEST(SortedSearch, EqualRange) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  auto lt = mgpu::less<>();
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv - 1), std::int64_t(search_nv + 1),
+                         std::int64_t(3 * search_nv + 5)})
+    for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(search_nv), std::int64_t(2 * search_nv + 7)})
+      check_equal_range(ctx, sorted_random_keys<int>(n, 50, rng, lt), sorted_random_keys<int>(m, 50, rng, lt), lt,
+                        "few distinct");
+  std::int64_t large = quick() ? 20 * search_nv : (1 << 19) + 3;
+  check_equal_range(ctx, sorted_random_keys<int>(large, large / 4, rng, lt),
+                    sorted_random_keys<int>(large, large / 4, rng, lt), lt, "runs of about 4");
+  // Runs of about 40 and 3000 keys in b: past the warp's first 32 probes, and across tiles.
+  check_equal_range(ctx, sorted_random_keys<int>(large / 8, large / 40, rng, lt),
+                    sorted_random_keys<int>(large, large / 40, rng, lt), lt, "runs of about 40");
+  check_equal_range(ctx, sorted_random_keys<int>(large / 4, large / 3000, rng, lt),
+                    sorted_random_keys<int>(large, large / 3000, rng, lt), lt, "runs of about 3000");
+  check_equal_range(ctx, std::vector<int>(std::size_t(large / 3), 5), std::vector<int>(std::size_t(large / 5), 5), lt,
+                    "all equal");
+  std::vector<int> evens(std::size_t(large / 4)), odds(std::size_t(large / 4));
+  for (std::size_t i = 0; i < evens.size(); ++i) evens[i] = int(2 * i), odds[i] = int(2 * i + 1);
+  check_equal_range(ctx, evens, odds, lt, "no matches");
+  check_equal_range(ctx, sorted_random_keys<int>(17, 1000, rng, lt), sorted_random_keys<int>(large, 1000, rng, lt), lt,
+                    "few needles");
+  check_equal_range(ctx, sorted_random_keys<float>(5000, 700, rng, mgpu::greater<>()),
+                    sorted_random_keys<float>(9000, 700, rng, mgpu::greater<>()), mgpu::greater<>(), "float greater");
+}
+
 MGPU_TEST(SortedSearch, BadArgumentsThrowAndWriteNothing) {
   mgpu::context ctx;
   mgpu::buffer<int> a(std::vector<int>{1, 2, 3}, ctx), unsorted(std::vector<int>{3, 1, 2}, ctx);
@@ -252,6 +297,10 @@ MGPU_TEST(SortedSearch, BadArgumentsThrowAndWriteNothing) {
     mgpu::sorted_search<bounds::lower, search_output::index, search_output::none>(
         a.data(), 3, a.data(), 3, out.data(), nullptr, count.data(), nullptr, lt, ctx);
   });
+  expect_invalid_argument("mgpu::sorted_equal_range", "lower",
+                          [&] { mgpu::sorted_equal_range(a.data(), 3, a.data(), 3, null, out.data(), lt, ctx); });
+  expect_invalid_argument("mgpu::sorted_equal_range", "upper",
+                          [&] { mgpu::sorted_equal_range(a.data(), 3, a.data(), 3, out.data(), null, lt, ctx); });
   expect_invalid_argument("mgpu::sorted_equality_count", "lower_bounds",
                           [&] { mgpu::sorted_equality_count(a.data(), null, 3, a.data(), 3, out.data(), lt, ctx); });
   ctx.set_checked(true);

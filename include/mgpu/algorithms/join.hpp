@@ -5,9 +5,9 @@
 // joins add a row (i, -1) for each a[i] with no equal key in b; right and outer joins add (-1, j)
 // for each unmatched b[j], after all other rows.
 //
-// 1. Searches: each a[i]'s lower bound in b and its upper bound, whose difference is the number of
-//    b's keys equal to it; for right and outer joins, which b's have a match (the b side of the
-//    lower-bound search).
+// 1. Search: each a[i]'s lower bound in b and its upper bound, whose difference is the number of
+//    b's keys equal to it (one pass: sorted_equal_range's); for right and outer joins, which b's
+//    have a match (the b side of the same merge).
 // 2. Scans: a[i]'s rows start at the exclusive scan of its row counts (max(1, matches) for left
 //    and outer joins); unmatched b's get their positions after them the same way. Counts add with
 //    saturation, so a join of more than 2^63 - 1 rows is detected rather than wrapped.
@@ -68,7 +68,7 @@ struct unmatched {
 };
 
 // What an a's rows need: where its equal keys start in b, and how many there are (in I, the
-// join's index type: with_join_index), from its lower and upper bounds.
+// join's index type: with_join_index).
 template <typename I>
 struct a_matches {
   I lower, count;
@@ -76,19 +76,13 @@ struct a_matches {
 template <typename I>
 struct a_matches_of {
   const I* lower;
-  const I* upper;
-  MGPU_HOST_DEVICE a_matches<I> operator()(std::int64_t i) const {
-    return a_matches<I>{lower[i], I(upper[i] - lower[i])};
-  }
+  const I* count;
+  MGPU_HOST_DEVICE a_matches<I> operator()(std::int64_t i) const { return a_matches<I>{lower[i], count[i]}; }
 };
-// The number of b's keys equal to a[i].
+// The number of b's keys equal to a[i], as the search stores it: upper bound - lower bound.
 template <typename I>
-struct match_count_of {
-  const I* lower;
-  const I* upper;
-  MGPU_HOST_DEVICE std::int64_t operator()(std::int64_t i) const {
-    return std::int64_t(upper[i]) - std::int64_t(lower[i]);
-  }
+struct match_count {
+  MGPU_HOST_DEVICE I operator()(std::int64_t lower, std::int64_t upper) const { return I(upper - lower); }
 };
 
 // Row `row` of a's rows: (segment, lower + rank), or (segment, -1) for an unmatched a. Rows at or
@@ -110,7 +104,7 @@ struct a_row_writer {
 // row starts, which may pass 2^31 with any b_count, in 64 bits.
 template <typename I>
 struct join_plan {
-  buffer<I> lower, upper;
+  buffer<I> lower, matches;  // each a's lower bound in b and its number of equal keys there
   buffer<std::int64_t> a_row_starts, b_row_starts, totals;
   buffer<unsigned char> b_matched;
 };
@@ -149,20 +143,20 @@ join_plan<I> plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::
                     buffer<std::int64_t>(2, ctx),
                     buffer<unsigned char>(right ? b_count : 0, ctx)};
   zero_bytes(plan.totals.data(), 2 * sizeof(std::int64_t), ctx);
-  // (The inputs' order was checked above: the searches do not check it again.)
+  // Both bounds in one pass, sorted_equal_range's, which stores the lower bounds and the match
+  // counts (the inputs' order was checked above: the search does not check it again). (An
+  // upper-bound pass beside the lower one read both inputs twice: the join of 2^26 keys took
+  // 1.06x as long on an H200, bench/results/2026-11-29_h200_equal_range_ab.txt.)
+  const combined_bounds<I*, match_count<I>> counts{plan.matches.data(), match_count<I>()};
   if (right)
     sorted_search_impl<bounds::lower, search_output::index, search_output::match, params>(
-        fn, a, a_count, b, b_count, plan.lower.data(), plan.b_matched.data(), nullptr, nullptr, comp, false, ctx);
+        fn, a, a_count, b, b_count, plan.lower.data(), plan.b_matched.data(), counts, nullptr, nullptr, comp, false,
+        ctx);
   else
     sorted_search_impl<bounds::lower, search_output::index, search_output::none, params>(
-        fn, a, a_count, b, b_count, plan.lower.data(), discard_iterator(), nullptr, nullptr, comp, false, ctx);
-  // (Its own output, not sorted_equality_count's: that one reads each lower bound as it stores the
-  // count, a load at the end of every tile, and took 1.8x the lower-bound search's time on an H200.)
-  sorted_search_impl<bounds::upper, search_output::index, search_output::none, params>(
-      fn, a, a_count, b, b_count, plan.upper.data(), discard_iterator(), nullptr, nullptr, comp, false, ctx);
-  transform_exclusive_scan(make_load_iterator(match_count_of<I>{plan.lower.data(), plan.upper.data()}), a_count,
-                           plan.a_row_starts.data(), std::int64_t(0), saturating_plus(), rows_of_a{left},
-                           plan.totals.data(), ctx);
+        fn, a, a_count, b, b_count, plan.lower.data(), discard_iterator(), counts, nullptr, nullptr, comp, false, ctx);
+  transform_exclusive_scan(plan.matches.data(), a_count, plan.a_row_starts.data(), std::int64_t(0), saturating_plus(),
+                           rows_of_a{left}, plan.totals.data(), ctx);
   if (right)
     transform_exclusive_scan(plan.b_matched.data(), b_count, plan.b_row_starts.data(), std::int64_t(0),
                              saturating_plus(), unmatched(), plan.totals.data() + 1, ctx);
@@ -178,7 +172,7 @@ void write_join(const char* fn, const join_plan<I>& plan, std::int64_t a_count, 
   // The search runs over `capacity` rows; the writer drops those past the last a's row.
   load_balance_tiles<params_or<params, load_balance_params<a_matches<I>>>>(
       fn, a_row_writer<AOut, BOut, I>{a_indices, b_indices, totals}, capacity, plan.a_row_starts.data(), a_count,
-      make_load_iterator(a_matches_of<I>{plan.lower.data(), plan.upper.data()}), ctx);
+      make_load_iterator(a_matches_of<I>{plan.lower.data(), plan.matches.data()}), ctx);
   if (plan.b_matched.size()) {
     const unsigned char* matched = plan.b_matched.data();
     const std::int64_t* starts = plan.b_row_starts.data();

@@ -11,6 +11,10 @@
 // ranges. Needles much fewer than the haystack (and no output for b) take one binary search each
 // instead, which touches only O(a_count log b_count) of b.
 //
+// sorted_equal_range: both bounds of each element of a, from one lower-bound merge: an element's
+// upper bound is the end of its run of equals in b, which starts at its lower bound and is
+// usually short, so the tile gallops from there through its own part of b.
+//
 // sorted_equality_count: per element of a, how many elements of b equal it: an upper-bound search
 // whose output, instead of being stored, is combined with the lower bounds the caller passes.
 #pragma once
@@ -166,6 +170,78 @@ MGPU_DEVICE void store_search_results(store_iterator<equality_count_writer<Lower
   }
 }
 
+// The end of b's run of keys equal to b[begin] (b[begin, count) sorted): the first position in
+// [begin, count) whose key orders after `key` == b[begin], by one warp. A run shorter than 32 keys,
+// the usual one, takes one round of loads; a longer one a warp's search of the rest (group_search).
+// Call with every lane of a warp; each receives the answer.
+template <typename It, typename Key, typename Comp>
+MGPU_DEVICE std::int64_t warp_run_end(It b, std::int64_t begin, std::int64_t count, const Key& key, Comp comp) {
+  const std::int64_t probe = begin + lane_id();
+  // Keys equal to `key` come first, so the lanes past the run are a suffix of the warp.
+  const unsigned past = __ballot_sync(full_warp_mask, probe >= count || comp(key, b[probe]));
+  if (past) return begin + __ffs(past) - 1;
+  bound_search<bounds::upper, It, std::int64_t, Key, Comp> rest(b + begin + warp_size, count - begin - warp_size, key,
+                                                                comp);
+  group_search(rest, warp_size);
+  return begin + warp_size + rest.begin;
+}
+
+// The upper bound of key in keys[begin, end) (sorted, keys[begin - 1] not after key): galloping
+// from begin, since a key's run of equals is usually short: O(log run) reads, one for no match.
+template <typename K, typename Comp>
+MGPU_DEVICE int gallop_upper_bound(const K* keys, int begin, int end, const K& key, Comp comp) {
+  int lo = begin, hi = begin, step = 1;
+  // Invariant: the answer is at least lo, and keys[lo, hi) do not order after key.
+  while (hi < end && !comp(key, keys[hi])) {
+    lo = hi + 1;
+    hi = lo + step;
+    step *= 2;
+  }
+  hi = hi < end ? hi : end;
+  return lo + binary_search<bounds::upper>(keys + lo, hi - lo, key, comp);
+}
+
+// An upper-bound output of sorted_search_impl that receives op(lower, upper) in place of the upper
+// bound: the join's match counts (upper - lower), stored as the tile finds them, where a pass of
+// their own would read both bounds again.
+template <typename Out, typename Op>
+struct combined_bounds {
+  Out out;
+  Op op;
+};
+template <typename RU, typename UpperOut>
+MGPU_DEVICE void store_upper_bound(UpperOut upper, std::int64_t i, std::int64_t, std::int64_t bound) {
+  upper[i] = RU(bound);
+}
+template <typename RU, typename Out, typename Op>
+MGPU_DEVICE void store_upper_bound(combined_bounds<Out, Op> upper, std::int64_t i, std::int64_t lower,
+                                   std::int64_t bound) {
+  upper.out[i] = upper.op(lower, bound);
+}
+
+// sorted_equal_range's output for a tile's n a's: each one's lower bound (staged in results, as
+// for search_output::index) and its upper bound, the end of its run of equals in the tile's b
+// range b_keys[0, b_n) (its start in b: base), or, for an a equal to the key after that range
+// (b_keys[b_n], read only where runs_past), run_end: where b's run of that key ends.
+template <int NT, int VT, bool Offsets, typename RA, typename RU, typename LowerOut, typename UpperOut, typename S,
+          typename K, typename Comp>
+MGPU_DEVICE void store_equal_ranges(LowerOut lower, UpperOut upper, std::int64_t first, const S* results, int n,
+                                    int tid, std::int64_t base, const K* a_keys, const K* b_keys, int b_n,
+                                    bool runs_past, std::int64_t run_end, Comp comp) {
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i) {
+    int j = NT * i + tid;
+    if (j < n) {
+      const RA bound = unstage_result<Offsets, search_output::index, RA>(results[j], base);
+      const K key = a_keys[j];
+      const int end = gallop_upper_bound(b_keys, int(std::int64_t(bound) - base), b_n, key, comp);
+      lower[first + j] = bound;
+      store_upper_bound<RU>(upper, first + j, bound,
+                            end < b_n || !runs_past || comp(key, b_keys[b_n]) ? base + end : run_end);
+    }
+  }
+}
+
 template <int NV, typename K, typename R>
 struct sorted_search_storage {
   K keys[NV + 5];  // the tile's a and b ranges, one neighbour on either side of each, and one past
@@ -174,14 +250,21 @@ struct sorted_search_storage {
 
 // validate_order: whether checked mode checks that a and b are sorted (a caller that checked them
 // itself passes false).
+// a_upper: where sorted_equal_range's upper bounds go (B == bounds::lower, A_OUT == index), or
+// discard_iterator() for none.
 template <bounds B, search_output A_OUT, search_output B_OUT, typename params, typename AIt, typename BIt,
-          typename AOut, typename BOut, typename Comp>
+          typename AOut, typename BOut, typename AUpperOut, typename Comp>
 void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_out,
-                        BOut b_out, std::int64_t* a_match_count, std::int64_t* b_match_count, Comp comp,
-                        bool validate_order, context& ctx) {
+                        BOut b_out, AUpperOut a_upper, std::int64_t* a_match_count, std::int64_t* b_match_count,
+                        Comp comp, bool validate_order, context& ctx) {
   using K = iterator_value_t<AIt>;
   using RA = search_result_t<AOut>;
   using RB = search_result_t<BOut>;
+  using RU = search_result_t<AUpperOut>;
+  constexpr bool uppers = !std::is_same<AUpperOut, discard_iterator>::value;
+  static_assert(!uppers || (B == bounds::lower && A_OUT == search_output::index),
+                "upper bounds come with a's lower bounds (bounds::lower, search_output::index)");
+  static_assert(!uppers || std::is_integral<RU>::value, "mgpu::sorted_equal_range: upper must hold integers");
   static_assert(A_OUT == search_output::none || std::is_integral<RA>::value,
                 "mgpu::sorted_search: a_output must hold integers (indices or match flags)");
   static_assert(B_OUT == search_output::none || std::is_integral<RB>::value,
@@ -198,6 +281,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   check_pointer(fn, "b", b, b_count);
   if constexpr (A_OUT != search_output::none) check_pointer(fn, "a_output", a_out, a_count);
   if constexpr (B_OUT != search_output::none) check_pointer(fn, "b_output", b_out, b_count);
+  if constexpr (uppers) check_pointer(fn, "upper", a_upper, a_count);
   if (a_match_count && !writes_match(A_OUT))
     throw_argument(fn, "a_match_count", "needs a match output for a (search_output::match or index_match)");
   if (b_match_count && !writes_match(B_OUT))
@@ -215,7 +299,8 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
   const bool needle_by_needle = B_OUT == search_output::none && binary_search_pays(a_count, b_count);
   // Which neighbours the match flags compare with (see the file comment): with bounds::lower an a
   // matches b[bound] (past its range's end) and a b matches a[bound - 1] (before its range's start).
-  constexpr bool neighbours = writes_match(A_OUT) || writes_match(B_OUT);
+  // An upper bound may run past the tile's b range into b[b1], its neighbour there.
+  constexpr bool neighbours = writes_match(A_OUT) || writes_match(B_OUT) || uppers;
   unsigned long long* a_matches = reinterpret_cast<unsigned long long*>(a_match_count);
   unsigned long long* b_matches = reinterpret_cast<unsigned long long*>(b_match_count);
   // The tile's ranges come from a partition pass, or, for a grid of one wave, from the CTA's own
@@ -226,6 +311,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     __shared__ shared_storage<sorted_search_storage<NV, K, S>> storage;
     __shared__ std::int64_t splits[2];
     __shared__ typename cta_reduce<NT, unsigned long long>::storage_t reduce_storage;
+    __shared__ std::int64_t run_end;  // with uppers: the upper bound of b[b1], where a's run into it
     sorted_search_storage<NV, K, S>& s = storage.get();
     // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
     // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
@@ -253,6 +339,13 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     int a_begin = int(a0 - a_lo), a_end = a_begin + int(a1 - a0);
     int b_begin = a_len + int(b0 - b_lo), b_end = b_begin + int(b1 - b0);
     int a_n = a_end - a_begin, tile_total = a_n + (b_end - b_begin);
+    // Upper bounds past the tile's b range are those of a's equal to b[b1] (b[b1] orders after
+    // none of the tile's a's): the last a tells whether there are any. Warp 0 finds where b's run
+    // of that key ends, while the other warps merge; the barrier after the merge publishes it.
+    [[maybe_unused]] const bool runs_past =
+        uppers && a_n > 0 && b1 < b_count && !comp(s.keys[a_end - 1], s.keys[b_end]);
+    if constexpr (uppers)
+      if (runs_past && tid < warp_size) run_end = warp_run_end(b, b1, b_count, s.keys[b_end], comp);
 
     // This thread's VT steps of the merge, from its Merge Path split.
     int diag = VT * tid < tile_total ? VT * tid : tile_total;
@@ -296,10 +389,15 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     // output, which nvcc reports in this generic lambda.)
     [[maybe_unused]] AOut a_dst = a_out;
     [[maybe_unused]] BOut b_dst = b_out;
+    [[maybe_unused]] AUpperOut upper_dst = a_upper;
     // Each side's outputs, coalesced, in rows of NT: a side without output costs no steps (the
     // kernel is bound by its instruction issue, SM 85% busy at 2^28 on an H100).
     // (P::nt and P::vt: NT and VT would be first captured inside `if constexpr`, as nvcc forbids.)
-    if constexpr (A_OUT != search_output::none)
+    if constexpr (uppers)
+      store_equal_ranges<P::nt, P::vt, stages_offsets_v<R>, RA, RU>(a_dst, upper_dst, a0, s.results, a_n, tid, b0,
+                                                                    s.keys + a_begin, s.keys + b_begin, b_end - b_begin,
+                                                                    runs_past, runs_past ? run_end : b1, comp);
+    else if constexpr (A_OUT != search_output::none)
       store_search_results<P::nt, P::vt, stages_offsets_v<R>, A_OUT, RA>(a_dst, a0, s.results, a_n, tid, b0);
     if constexpr (B_OUT != search_output::none)
       store_search_results<P::nt, P::vt, stages_offsets_v<R>, B_OUT, RB>(b_dst, b0, s.results + a_n, tile_total - a_n,
@@ -333,7 +431,12 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
             bool match;
             std::int64_t bound = search_one<B>(b, b_count, K(a[i]), comp, match);
             AOut a_dst = a_out;  // (captured outside `if constexpr`, as nvcc requires)
+            [[maybe_unused]] AUpperOut upper_dst = a_upper;
             if constexpr (A_OUT != search_output::none) a_dst[i] = search_value<A_OUT, RA>(bound, match);
+            // (uppers' condition spelled out: nvcc forbids a first capture inside `if constexpr`.)
+            if constexpr (!std::is_same<AUpperOut, discard_iterator>::value)
+              store_upper_bound<RU>(upper_dst, i, bound,
+                                    bound + binary_search<bounds::upper>(b + bound, b_count - bound, K(a[i]), comp));
             if (a_matches && match) atomicAdd(a_matches, 1ull);
           },
           a_count, ctx);
@@ -356,7 +459,7 @@ void equality_count_impl(const char* fn, AIt a, LowerIt lower_bounds, std::int64
   sorted_search_impl<bounds::upper, search_output::index, search_output::none, params>(
       fn, a, a_count, b, b_count,
       make_store_iterator(equality_count_writer<LowerIt, CountIt, Op>{lower_bounds, counts, op}), discard_iterator(),
-      nullptr, nullptr, comp, validate_order, ctx);
+      discard_iterator(), nullptr, nullptr, comp, validate_order, ctx);
 }
 
 }  // namespace detail
@@ -387,7 +490,8 @@ void sorted_search(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOu
   MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>)
     detail::sorted_search_impl<B, A_OUT, B_OUT, params>("mgpu::sorted_search", a, a_count, b, b_count, a_output,
-                                                        b_output, a_match_count, b_match_count, comp, true, ctx);
+                                                        b_output, discard_iterator(), a_match_count, b_match_count,
+                                                        comp, true, ctx);
 }
 
 // The same without match counts.
@@ -406,6 +510,25 @@ void sorted_search(NeedleIt needles, std::int64_t needles_count, HaystackIt hays
                    Out indices, Comp comp, context& ctx) {
   sorted_search<B, search_output::index, search_output::none, params>(needles, needles_count, haystack, haystack_count,
                                                                       indices, discard_iterator(), comp, ctx);
+}
+
+// Vectorized std::equal_range: lower[i] and upper[i] receive the lower and upper bounds of a[i] in b
+// (b[lower[i], upper[i]) holds b's elements equal to a[i]), both sorted by comp, a strict weak
+// order. One linear pass, as sorted_search's: each tile merges with lower bounds, then finds each
+// upper bound from its lower one within the tile's part of b (a run of equals that continues past
+// the tile is followed into b by one warp of the tile). Outputs are written to device memory; the
+// host does not wait.
+// Throws std::invalid_argument for negative counts or null pointers; in checked mode,
+// mgpu::precondition_error if an input is not sorted.
+template <typename params = void, typename AIt, typename BIt, typename LowerOut, typename UpperOut, typename Comp>
+void sorted_equal_range(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, LowerOut lower, UpperOut upper,
+                        Comp comp, context& ctx) {
+  const char* fn = "mgpu::sorted_equal_range";
+  MGPU_REQUIRE_COMPARATOR(Comp, iterator_value_t<AIt>);
+  detail::check_pointer(fn, "lower", lower, a_count);
+  if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>)
+    detail::sorted_search_impl<bounds::lower, search_output::index, search_output::none, params>(
+        fn, a, a_count, b, b_count, lower, discard_iterator(), upper, nullptr, nullptr, comp, true, ctx);
 }
 
 // counts[i] = op(lower_bounds[i], u) for each a[i], where u is the upper bound of a[i] in b and
