@@ -30,7 +30,7 @@
 namespace mgpu {
 
 // The tile shape for segment values of type V (empty_t: none cached): 128 x 15 without values, 128 x
-// 11 with them. A tile keeps a head (4 bytes), a label (4) and a cached value per step in shared
+// 11 with them. A tile keeps a head (2 bytes), a label (2) and a cached value per step in shared
 // memory; values too large for 46 KiB at that shape get fewer steps per thread. Measured on an
 // H200 (bench/results/2026-11-29_h200_lbs_shapes.txt, mgpu_tune 26 lbsshapes): without values
 // 128 x 15 took 1.04x-1.16x less time than 128 x 11 over segments of 1, 8 and 1024; with int
@@ -39,7 +39,7 @@ namespace mgpu {
 // bench/results/2026-11-25_h100_search_tiles_ab.txt.)
 template <typename V = empty_t>
 using load_balance_params =
-    launch_params<128, has_values_v<V> ? std::min(11, (46 * 1024 / (8 + int(sizeof(V)))) / 128) : 15>;
+    launch_params<128, has_values_v<V> ? std::min(11, (46 * 1024 / (4 + int(sizeof(V)))) / 128) : 15>;
 
 // partitions[t] = the number of items before tile t's first step of the merge of items
 // [0, count) with heads[0, num_heads) (heads first on ties), for tiles of `spacing` steps: what

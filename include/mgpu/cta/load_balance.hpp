@@ -20,6 +20,7 @@
 #include "search.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mgpu {
 
@@ -69,13 +70,15 @@ template <int NT, int VT>
 struct cta_load_balance {
   static constexpr int nv = NT * VT;
 
-  // The tile's heads in 32 bits, relative to its first item: the search, the walk and the ranks
-  // are 32-bit arithmetic (64-bit heads took two registers and two instructions per comparison
-  // in a kernel bound by its instruction issue).
+  // The tile's heads relative to its first item, and its labels, are positions in the tile: 16 bits
+  // where a tile has fewer than 65535 steps (half the shared memory of 32, so more CTAs an SM),
+  // and the search, the walk and the ranks 32-bit arithmetic (64-bit heads took two registers and
+  // two instructions per comparison in a kernel bound by its instruction issue).
+  using step_t = std::conditional_t<(nv + 1 < 65535), std::uint16_t, int>;
   struct storage_t {
-    std::int64_t first_head;  // the head of local segment 0 (0 where the tile starts before the first head)
-    int heads[nv + 2];        // [k], 1 <= k <= head count: local segment k's head - item_begin; then a sentinel
-    int local_segment[nv];    // per item of the tile: its segment - (head_begin - 1)
+    std::int64_t first_head;   // the head of local segment 0 (0 where the tile starts before the first head)
+    step_t heads[nv + 2];      // [k], 1 <= k <= head count: local segment k's head - item_begin; then a sentinel
+    step_t local_segment[nv];  // per item of the tile: its segment - (head_begin - 1)
   };
 
   // What run() found, read back from the storage (valid until the storage is reused).
@@ -87,12 +90,12 @@ struct cta_load_balance {
     const storage_t* storage;
 
     // The local segment of the tile's item j: segment(j) - segment_begin.
-    MGPU_DEVICE int local_segment(int j) const { return storage->local_segment[j]; }
+    MGPU_DEVICE int local_segment(int j) const { return int(storage->local_segment[j]); }
     // The segment of item item_begin + j, or -1 if it lies before the first head.
-    MGPU_DEVICE std::int64_t segment(int j) const { return segment_begin + storage->local_segment[j]; }
+    MGPU_DEVICE std::int64_t segment(int j) const { return segment_begin + local_segment(j); }
     // Its rank within its segment (meaningless where segment(j) is -1). Local segment 0 may have
     // begun any number of items before the tile: its rank is the one computed in 64 bits.
-    MGPU_DEVICE std::int64_t rank(int j) const { return rank(j, storage->local_segment[j]); }
+    MGPU_DEVICE std::int64_t rank(int j) const { return rank(j, local_segment(j)); }
     // The same, given its local segment.
     MGPU_DEVICE std::int64_t rank(int j, int local) const {
       return local == 0 ? item_begin + j - storage->first_head : std::int64_t(j - storage->heads[local]);
@@ -129,18 +132,18 @@ struct cta_load_balance {
         // A sorted head of the tile lies within items of its first item; any other (unsorted
         // heads) lands somewhere in [0, items], which is all that safety asks.
         std::uint32_t head = std::uint32_t(std::int64_t(raw[i])) - std::uint32_t(r.item_begin);
-        s.heads[j + 1 - lead] = int(head < std::uint32_t(items) ? head : std::uint32_t(items));
+        s.heads[j + 1 - lead] = step_t(head < std::uint32_t(items) ? head : std::uint32_t(items));
       }
     }
     if (tid == 0) {
       s.first_head = lead ? std::int64_t(raw[0]) : 0;
-      s.heads[head_count + 1] = items + 1;  // the walk's sentinel: after every item
+      s.heads[head_count + 1] = step_t(items + 1);  // the walk's sentinel: after every item
     }
     __syncthreads();
 
     const int total = items + head_count;
     const int diag = VT * tid < total ? VT * tid : total;
-    const int* tile_heads = s.heads + 1;
+    const step_t* tile_heads = s.heads + 1;
     const int split =
         merge_path<bounds::upper>(make_counting_iterator<int>(0), items, tile_heads, head_count, diag, less<>());
     // The walk: all VT steps unguarded but in the tile's last threads (a guard made each step a
@@ -158,13 +161,13 @@ struct cta_load_balance {
   // number of heads passed or passing a head; the next head stays in a register, so a step is one
   // comparison.
   template <int STEPS>
-  MGPU_DEVICE static void walk(int item, int head, const int* tile_heads, int* labels, int steps = STEPS) {
+  MGPU_DEVICE static void walk(int item, int head, const step_t* tile_heads, step_t* labels, int steps = STEPS) {
     int next_head = tile_heads[head];
     MGPU_UNROLL
     for (int step = 0; step < STEPS; ++step) {
       if (step >= steps) break;
       if (item < next_head)
-        labels[item++] = head;
+        labels[item++] = step_t(head);
       else
         next_head = tile_heads[++head];
     }
