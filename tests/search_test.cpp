@@ -667,6 +667,15 @@ MGPU_TEST(Join, EveryKind) {
   }
   std::int64_t n = quick() ? 700 : 2500;
   check_join(ctx, sorted_random_keys<int>(n, n / 3, rng, lt), sorted_random_keys<int>(n, n / 3, rng, lt), lt, "random");
+  // Many search tiles: short runs, runs of equal keys longer than a tile (each tile's upper bounds
+  // followed into b), and a without matches.
+  std::int64_t many = 6 * search_nv + 17;
+  check_join(ctx, sorted_random_keys<int>(many, many / 2, rng, lt), sorted_random_keys<int>(many, many / 2, rng, lt),
+             lt, "many tiles");
+  check_join(ctx, sorted_random_keys<int>(12, 3, rng, lt), sorted_random_keys<int>(many, 3, rng, lt), lt,
+             "runs across tiles");
+  check_join(ctx, sorted_random_keys<int>(many, 4 * many, rng, lt),
+             sorted_random_keys<int>(many / 2, 4 * many, rng, lt), lt, "mostly unmatched");
   check_join(ctx, sorted_random_keys<float>(n, 2 * n, rng, lt), sorted_random_keys<float>(n / 2, 2 * n, rng, lt), lt,
              "float");
   auto by_key = [] MGPU_HOST_DEVICE_LAMBDA(const pair_value& x, const pair_value& y) { return x.key < y.key; };
