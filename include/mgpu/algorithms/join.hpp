@@ -101,11 +101,13 @@ struct a_row_writer {
 
 // The temporaries of a join and its counting passes (steps 1 and 2). totals[0]: a's rows, totals[1]:
 // unmatched b's rows (0 for inner and left joins). The bounds, at most b_count, are kept in I; the
-// row starts, which may pass 2^31 with any b_count, in 64 bits.
+// row starts, which may pass 2^31 with any b_count, in 64 bits (or, for the host form, first in 32
+// bits: narrow_join_rows).
 template <typename I>
 struct join_plan {
   buffer<I> lower, matches;  // each a's lower bound in b and its number of equal keys there
   buffer<std::int64_t> a_row_starts, b_row_starts, totals;
+  buffer<std::int32_t> narrow_row_starts;  // a's row starts in 32 bits (the host form's, narrow_join_rows)
   buffer<unsigned char> b_matched;
 };
 
@@ -121,9 +123,24 @@ void with_join_index(std::int64_t b_count, F&& f) {
     f(std::int64_t());
 }
 
+// The host form scans a's row starts into 32 bits, and the rows pass reads them so, when a's rows
+// number fewer than 2^31, which it learns before that pass: half the bytes of the scan's output and
+// of the rows pass's heads (an inner join of 2^26 int32 keys 1.04x faster on an H200,
+// bench/results/2026-11-29_h200_join_narrow_rows_ab.txt). Otherwise it scans them again in 64 bits.
+inline bool narrow_join_rows(std::int64_t a_rows) { return a_rows <= std::numeric_limits<std::int32_t>::max(); }
+
+// The exclusive scan of a's row counts into `starts`; its total, a's rows, to totals[0].
+template <typename I, typename Starts>
+void scan_join_rows(join_plan<I>& plan, std::int64_t a_count, bool left, Starts starts, context& ctx) {
+  transform_exclusive_scan(plan.matches.data(), a_count, starts, std::int64_t(0), saturating_plus(), rows_of_a{left},
+                           plan.totals.data(), ctx);
+}
+
+// Steps 1 and 2; `narrow`: a's row starts in 32 bits (narrow_row_starts), whatever their total (the
+// host form, which scans them again if it must).
 template <typename params, typename I, typename AIt, typename BIt, typename Comp>
 join_plan<I> plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_kind kind,
-                       Comp comp, context& ctx) {
+                       bool narrow, Comp comp, context& ctx) {
   check_count(fn, "a_count", a_count);
   check_count(fn, "b_count", b_count);
   check_pointer(fn, "a", a, a_count);
@@ -138,9 +155,10 @@ join_plan<I> plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::
   const bool right = kind == join_kind::right || kind == join_kind::outer;
   join_plan<I> plan{buffer<I>(a_count, ctx),
                     buffer<I>(a_count, ctx),
-                    buffer<std::int64_t>(a_count, ctx),
+                    buffer<std::int64_t>(narrow ? 0 : a_count, ctx),
                     buffer<std::int64_t>(right ? b_count : 0, ctx),
                     buffer<std::int64_t>(2, ctx),
+                    buffer<std::int32_t>(narrow ? a_count : 0, ctx),
                     buffer<unsigned char>(right ? b_count : 0, ctx)};
   zero_bytes(plan.totals.data(), 2 * sizeof(std::int64_t), ctx);
   // Both bounds in one pass, sorted_equal_range's, which stores the lower bounds and the match
@@ -155,23 +173,27 @@ join_plan<I> plan_join(const char* fn, AIt a, std::int64_t a_count, BIt b, std::
   else
     sorted_search_impl<bounds::lower, search_output::index, search_output::none, params>(
         fn, a, a_count, b, b_count, plan.lower.data(), discard_iterator(), counts, nullptr, nullptr, comp, false, ctx);
-  transform_exclusive_scan(plan.matches.data(), a_count, plan.a_row_starts.data(), std::int64_t(0), saturating_plus(),
-                           rows_of_a{left}, plan.totals.data(), ctx);
+  if (narrow)
+    scan_join_rows(plan, a_count, left, plan.narrow_row_starts.data(), ctx);
+  else
+    scan_join_rows(plan, a_count, left, plan.a_row_starts.data(), ctx);
   if (right)
     transform_exclusive_scan(plan.b_matched.data(), b_count, plan.b_row_starts.data(), std::int64_t(0),
                              saturating_plus(), unmatched(), plan.totals.data() + 1, ctx);
   return plan;
 }
 
-// Step 3: writes rows [0, min(capacity, rows)) of a planned join, and the number of rows.
-template <typename params, typename I, typename AOut, typename BOut>
-void write_join(const char* fn, const join_plan<I>& plan, std::int64_t a_count, std::int64_t b_count, AOut a_indices,
-                BOut b_indices, std::int64_t capacity, std::int64_t* row_count, context& ctx) {
+// Step 3: writes rows [0, min(capacity, rows)) of a planned join, and the number of rows, from a's
+// row starts (32- or 64-bit).
+template <typename params, typename I, typename HeadIt, typename AOut, typename BOut>
+void write_join(const char* fn, const join_plan<I>& plan, HeadIt a_row_starts, std::int64_t a_count,
+                std::int64_t b_count, AOut a_indices, BOut b_indices, std::int64_t capacity, std::int64_t* row_count,
+                context& ctx) {
   const std::int64_t* totals = plan.totals.data();
   // a's rows: segments are the a's, heads their first rows (they start at 0: every row has one).
   // The search runs over `capacity` rows; the writer drops those past the last a's row.
   load_balance_tiles<params_or<params, load_balance_params<a_matches<I>>>>(
-      fn, a_row_writer<AOut, BOut, I>{a_indices, b_indices, totals}, capacity, plan.a_row_starts.data(), a_count,
+      fn, a_row_writer<AOut, BOut, I>{a_indices, b_indices, totals}, capacity, a_row_starts, a_count,
       make_load_iterator(a_matches_of<I>{plan.lower.data(), plan.matches.data()}), ctx);
   if (plan.b_matched.size()) {
     const unsigned char* matched = plan.b_matched.data();
@@ -214,8 +236,9 @@ void join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, AOut a_indic
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>) {
     detail::with_join_index(b_count, [&](auto index) {
       using I = decltype(index);
-      detail::join_plan<I> plan = detail::plan_join<params, I>(fn, a, a_count, b, b_count, kind, comp, ctx);
-      detail::write_join<params>(fn, plan, a_count, b_count, a_indices, b_indices, capacity, row_count, ctx);
+      detail::join_plan<I> plan = detail::plan_join<params, I>(fn, a, a_count, b, b_count, kind, false, comp, ctx);
+      detail::write_join<params>(fn, plan, plan.a_row_starts.data(), a_count, b_count, a_indices, b_indices, capacity,
+                                 row_count, ctx);
     });
   }
 }
@@ -231,7 +254,7 @@ join_result join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_
   if constexpr (is_comparator_v<Comp, iterator_value_t<AIt>>) {
     detail::with_join_index(b_count, [&](auto index) {
       using I = decltype(index);
-      detail::join_plan<I> plan = detail::plan_join<params, I>(fn, a, a_count, b, b_count, kind, comp, ctx);
+      detail::join_plan<I> plan = detail::plan_join<params, I>(fn, a, a_count, b, b_count, kind, true, comp, ctx);
       std::vector<std::int64_t> totals = plan.totals.to_host();
       std::int64_t rows = detail::saturating_plus()(totals[0], totals[1]);
       if (rows == detail::int64_max)
@@ -243,8 +266,16 @@ join_result join(AIt a, std::int64_t a_count, BIt b, std::int64_t b_count, join_
       result.a_indices = buffer<std::int64_t>(rows, ctx);
       result.b_indices = buffer<std::int64_t>(rows, ctx);
       buffer<std::int64_t> row_count(1, ctx);
-      detail::write_join<params>(fn, plan, a_count, b_count, result.a_indices.data(), result.b_indices.data(), rows,
-                                 row_count.data(), ctx);
+      if (detail::narrow_join_rows(totals[0])) {
+        detail::write_join<params>(fn, plan, plan.narrow_row_starts.data(), a_count, b_count, result.a_indices.data(),
+                                   result.b_indices.data(), rows, row_count.data(), ctx);
+      } else {
+        plan.a_row_starts = buffer<std::int64_t>(a_count, ctx);
+        detail::scan_join_rows(plan, a_count, kind == join_kind::left || kind == join_kind::outer,
+                               plan.a_row_starts.data(), ctx);
+        detail::write_join<params>(fn, plan, plan.a_row_starts.data(), a_count, b_count, result.a_indices.data(),
+                                   result.b_indices.data(), rows, row_count.data(), ctx);
+      }
       result.count = rows;
     });
   }
