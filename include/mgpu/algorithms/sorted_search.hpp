@@ -311,7 +311,7 @@ void sorted_search_impl(const char* fn, AIt a, std::int64_t a_count, BIt b, std:
     __shared__ shared_storage<sorted_search_storage<NV, K, S>> storage;
     __shared__ std::int64_t splits[2];
     __shared__ typename cta_reduce<NT, unsigned long long>::storage_t reduce_storage;
-    __shared__ std::int64_t run_end;  // with uppers: the upper bound of b[b1], where a's run into it
+    [[maybe_unused]] __shared__ std::int64_t run_end;  // with uppers: the upper bound of b[b1], where a's run into it
     sorted_search_storage<NV, K, S>& s = storage.get();
     // The tile's ranges a[a0, a1) and b[b0, b1), loaded with their neighbours a[a_lo, a_hi) and
     // b[b_lo, b_hi) as keys[0, a_len) and keys[a_len, a_len + b_len).
