@@ -399,6 +399,15 @@ void demo_search(mgpu::context& ctx) {
   std::printf("\n%lld of A and %lld of B have a match in the other\n", (long long)read_one(a_matches),
               (long long)read_one(b_matches));
 
+  // Both bounds of each A in B at once (vectorized std::equal_range): B's keys equal to A[i] are
+  // B[lower[i], upper[i]).
+  mgpu::buffer<int> equal_lower(100, ctx), equal_upper(100, ctx);
+  mgpu::sorted_equal_range(da.data(), 100, db.data(), 100, equal_lower.data(), equal_upper.data(), mgpu::less<>(), ctx);
+  std::printf("\nEqual range of A in B, lower bounds:\n");
+  print_array(equal_lower, "%4d");
+  std::printf("\nand upper bounds (they differ where A's key is in B):\n");
+  print_array(equal_upper, "%4d");
+
   std::printf("\n\nLOAD-BALANCING SEARCH AND INTERVAL EXPAND DEMONSTRATION:\n\n");
   // The seeds' alphabet example: each letter repeated counts[i] times. The counts' exclusive scan
   // is the heads of the segments, and the output items are expanded from the letters.

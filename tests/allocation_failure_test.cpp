@@ -679,6 +679,24 @@ std::vector<failure_case> failure_cases() {
                                 std::vector<std::int64_t>{a.now<std::int64_t>(4)[1]});
                      return r;
                    }});
+  cases.push_back({"sorted_equal_range",
+                   [](A& a, rng_t& rng) {
+                     a.add(sorted_random_keys<int>(sized(200000), 50000, rng));
+                     a.add(sorted_random_keys<int>(sized(200000), 50000, rng));
+                     a.add_output<int>(a.count<int>(0));
+                     a.add_output<std::int64_t>(a.count<int>(0));
+                   },
+                   [](A& a, mgpu::context& ctx) {
+                     mgpu::sorted_equal_range(a.ptr<int>(0), a.count<int>(0), a.ptr<int>(1), a.count<int>(1),
+                                              a.ptr<int>(2), a.ptr<std::int64_t>(3), less<>(), ctx);
+                   },
+                   [](A& a) {
+                     std::vector<int> x = a.initial<int>(0), y = a.initial<int>(1);
+                     std::vector<std::int64_t> lower = mgpu_ref::bounds_of(x, y, false, less<>());
+                     ::testing::AssertionResult r = same(std::vector<int>(lower.begin(), lower.end()), a.now<int>(2));
+                     if (r) r = same(mgpu_ref::bounds_of(x, y, true, less<>()), a.now<std::int64_t>(3));
+                     return r;
+                   }});
   cases.push_back({"sorted_equality_count",
                    [](A& a, rng_t& rng) {
                      a.add(sorted_random_keys<int>(sized(200000), 50000, rng));
