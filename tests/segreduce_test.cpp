@@ -894,6 +894,15 @@ MGPU_TEST(SegmentedReduce, OneTileIsOneLaunch) {
                   [&](mgpu::context& c) { mgpu::reduce_by_key(k, i, n, ko, o, runs.data(), mgpu::plus<int>(), c); }),
               one_launch)
         << "reduce_by_key, n = " << n;
+  // An SpMV plan of one tile: its products are one launch too, as without a plan.
+  mgpu::buffer<int> columns(std::vector<int>(30, 0), ctx), x(std::vector<int>{2}, ctx), y(3, ctx);
+  mgpu::buffer<std::int64_t> row_offsets(std::vector<std::int64_t>{0, 4, 4, 30}, ctx);
+  auto plan = mgpu::spmv_preprocess(mgpu::make_csr_matrix(i, columns.data(), row_offsets.data(), 3, 1, 30), ctx);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::spmv(plan, x.data(), y.data(), c); }), one_launch)
+      << "spmv with a plan";
+  y.fill(poison<int>());
+  mgpu::spmv(plan, x.data(), y.data(), ctx);
+  EXPECT_EQ(y.to_host(), (std::vector<int>{8, 0, 52}));
 }
 
 // Issue 20: an input of a few tiles (a grid of at most two waves) costs two launches, the tiles

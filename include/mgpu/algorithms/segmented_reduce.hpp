@@ -506,7 +506,7 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   if (num_heads == 0) return;  // no segments: nothing to write
   const std::int64_t steps = checked_sum(fn, "count", count, "num_heads", num_heads);
   const int tiles = num_tiles<P>(steps, fn);
-  if (tiles == 1 && !partitions) {
+  if (tiles == 1) {  // (a plan's partition of one tile says nothing the tile does not know)
     segreduce_heads_launch<lbs_bounds::whole, P>(fn, source, cached, count, heads, num_heads, output, init, op, nullptr,
                                                  static_cast<tile_record<T>*>(nullptr), tiles, ctx);
     return;
