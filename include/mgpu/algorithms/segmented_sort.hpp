@@ -92,13 +92,29 @@ struct head_index {
   }
   // The segments at the two ends of tile `tile`, [t0, t1), of `tiles`: the heads after t1 - 1
   // start at the first head at or past t1, and those after t0 at the first at or past t0 or just
-  // past the heads equal to t0. Two searches, which also make the tiles' partition: the first
-  // records tile_heads[tile] (and the last tile tile_heads[tiles] too), for the blocksort.
+  // past the heads equal to t0. Two searches, which also make the tiles' partition: they record
+  // tile_heads[tile] (and the last tile tile_heads[tiles] too), for the blocksort. By one thread,
+  // or, ByWarp, by a whole warp (every lane calls, with the same arguments, and gets the answer):
+  // the two searches side by side, each by 16 lanes (group_search, a 16-way split of the range
+  // per dependent load), for sorts of a few tiles, on whose critical path the searches lie.
+  template <bool ByWarp>
   MGPU_DEVICE segment_ends tile_ends(int tile, int tiles, std::int64_t t0, std::int64_t t1) const {
-    const std::int64_t next = binary_search<bounds::lower>(heads, num_heads, t1, less<>());
-    std::int64_t i = binary_search<bounds::lower>(heads, num_heads, t0, less<>());
-    tile_heads[tile] = i;
-    if (tile + 1 == tiles) tile_heads[tiles] = next;
+    std::int64_t i, next;
+    if constexpr (ByWarp) {
+      constexpr int group = warp_size / 2;
+      bound_search<bounds::lower, HeadIt, std::int64_t, std::int64_t, less<>> search(
+          heads, num_heads, lane_id() < group ? t0 : t1, less<>());
+      group_search(search, group);
+      i = shfl(search.begin, 0);
+      next = shfl(search.begin, group);
+    } else {
+      next = binary_search<bounds::lower>(heads, num_heads, t1, less<>());
+      i = binary_search<bounds::lower>(heads, num_heads, t0, less<>());
+    }
+    if (!ByWarp || lane_id() == 0) {
+      tile_heads[tile] = i;
+      if (tile + 1 == tiles) tile_heads[tiles] = next;
+    }
     while (i < next && std::int64_t(heads[i]) <= t0) ++i;
     return segment_ends{span_below(i, t0), span_below(next, t1 - 1)};
   }
@@ -151,6 +167,8 @@ struct flag_index {
                                          : count;
     return segment_span{begin > 0 ? begin : 0, end < count ? end : count};
   }
+  // (ByWarp: every lane of a warp calls it, as head_index's; each finds the answer on its own.)
+  template <bool ByWarp>
   MGPU_DEVICE segment_ends tile_ends(int, int, std::int64_t t0, std::int64_t t1) const {
     return segment_ends{around(t0), around(t1 - 1)};
   }
@@ -272,12 +290,35 @@ MGPU_HOST_DEVICE unsigned top_level_from(const tile_segments& e, std::int64_t t0
 }
 
 // Tile `tile`'s end segments (of `tiles` tiles of NV keys) and their last levels, from a segment
-// index view (which, by heads, also records the tile's heads).
-template <int NV, typename Index>
+// index view (which, by heads, also records the tile's heads): by one thread, or, ByWarp, by
+// every lane of a warp.
+template <int NV, bool ByWarp, typename Index>
 MGPU_DEVICE tile_segments find_tile_segments(const Index& index, int tile, int tiles, std::int64_t count) {
   const std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-  const segment_ends found = index.tile_ends(tile, tiles, t0, t1);
+  const segment_ends found = index.template tile_ends<ByWarp>(tile, tiles, t0, t1);
   return tile_segments{found.first, found.last, last_level(found.first, NV), last_level(found.last, NV)};
+}
+
+// Every tile's end segments into ends[t], by a thread or (ByWarp) a warp each; and the blocksort's
+// flags zeroed (stored[t]), with the levels' three counters after them.
+template <int NV, bool ByWarp, typename Index>
+void find_all_tile_segments(const Index& index, int tiles, std::int64_t count, tile_segments* ends, unsigned* stored,
+                            unsigned* counters, context& ctx) {
+  using ends_params = launch_params<128, 1>;
+  constexpr int per_cta = ByWarp ? ends_params::nt / warp_size : ends_params::nt;
+  cta_launch<ends_params>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        const int t = per_cta * cta + (ByWarp ? tid / warp_size : tid);
+        if (t >= tiles) return;  // (the same for the whole warp)
+        const tile_segments e = find_tile_segments<NV, ByWarp>(index, t, tiles, count);
+        if (!ByWarp || tid % warp_size == 0) {
+          ends[t] = e;
+          stored[t] = 0;
+          if (t == 0)
+            for (int i = 0; i < 3; ++i) counters[i] = 0;
+        }
+      },
+      div_up(tiles, per_cta), ctx);
 }
 
 // The CTAs per SM that `threads` threads per SM make with CTAs of NT threads, within the
@@ -381,10 +422,13 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
     __shared__ tile_segments tile_ends;
     int parts = 0;
     if (ends && cta < tiles) {
-      if (tid == 0) {
-        tile_ends = find_tile_segments<NV>(index, cta, tiles, count);
-        ends[cta] = tile_ends;
-        if (cta == 0) level_counters[0] = level_counters[1] = 0;
+      if (tid < warp_size) {
+        const tile_segments e = find_tile_segments<NV, true>(index, cta, tiles, count);
+        if (tid == 0) {
+          tile_ends = e;
+          ends[cta] = e;
+          if (cta == 0) level_counters[0] = level_counters[1] = 0;
+        }
       }
       __syncthreads();
       const tile_segments e = tile_ends;
@@ -681,14 +725,11 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
                                                                  blocksort_range, comp, ctx);
   if (!sorted) {
     if (!single) {
-      transform<search_params>(
-          [=] MGPU_LAMBDA(std::int64_t t) {
-            ends_p[t] = find_tile_segments<NV>(index, int(t), tiles, count);
-            stored_p[t] = 0;
-            if (t == 0)
-              for (int i = 0; i < 3; ++i) top_level_p[i] = 0;
-          },
-          tiles, ctx);
+      // A warp a tile where the tiles are few (as run_searches gives a search lanes), else a thread.
+      if (lanes_per_search(tiles, ctx) == warp_size)
+        find_all_tile_segments<NV, true>(index, tiles, count, ends_p, stored_p, top_level_p, ctx);
+      else
+        find_all_tile_segments<NV, false>(index, tiles, count, ends_p, stored_p, top_level_p, ctx);
     }
     auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
       std::int64_t t0 = std::int64_t(tile) * NV;
