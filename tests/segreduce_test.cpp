@@ -545,13 +545,15 @@ MGPU_TEST(ReduceByKey, RunsOfEveryLength) {
 }
 
 // Around the sizes where segmented_reduce of 4-byte values and reduce_by_key of 4-byte keys and
-// values change shape: one default tile (one launch), then the few-tiles shape up to its limit
-// (its own tile edges), then the default shape again.
+// values change shape: one small tile, one default tile (one launch each), then the few-tiles
+// shape up to its limit (its own tile edges), then the default shape again.
 MGPU_TEST(SegmentedReduce, AroundTheFewTilesShapes) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);
+  const std::int64_t small = mgpu::segmented_small_tile_params::nv;
   const std::int64_t few = mgpu::segreduce_few_tiles_params::nv, limit = mgpu::segreduce_few_tiles_limit;
-  for (std::int64_t steps : {heads_nv + std::int64_t(1), 4 * few - 1, 4 * few, 4 * few + 1, limit, limit + 1}) {
+  for (std::int64_t steps :
+       {small - 1, small, small + 1, heads_nv + std::int64_t(1), 4 * few - 1, 4 * few, 4 * few + 1, limit, limit + 1}) {
     for (int size : {1, 7, 300}) {
       std::int64_t total = 0;
       std::vector<int> heads = heads_of(sizes_for_steps(steps, size), total);
@@ -561,8 +563,8 @@ MGPU_TEST(SegmentedReduce, AroundTheFewTilesShapes) {
   }
   const std::int64_t few_runs = mgpu::reduce_by_key_few_tiles_params::nv;
   const std::int64_t runs_limit = mgpu::reduce_by_key_few_tiles_limit;
-  for (std::int64_t n :
-       {runs_nv + std::int64_t(1), 4 * few_runs - 1, 4 * few_runs, 4 * few_runs + 1, runs_limit, runs_limit + 1}) {
+  for (std::int64_t n : {small - 1, small, small + 1, runs_nv + std::int64_t(1), 4 * few_runs - 1, 4 * few_runs,
+                         4 * few_runs + 1, runs_limit, runs_limit + 1}) {
     for (int max_run : {1, 4, 100})
       check_reduce_by_key(ctx, runs_of_keys(n, max_run, rng), small_integers<int>(n, rng), mgpu::plus<>(),
                           std::to_string(n) + " items, runs up to " + std::to_string(max_run));
