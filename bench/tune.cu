@@ -984,8 +984,8 @@ int main(int argc, char** argv) {
       for (int round = 0; round < 2; ++round) {
         tune_segmented_small<true, lp<256, 15>, lp<256, 7>, lp<256, 4>, lp<128, 8>, lp<512, 2>, lp<64, 16>, lp<512, 4>,
                              lp<128, 15>>(1000);
-        tune_segmented_small<false, lp<128, 15>, lp<128, 8>, lp<256, 4>, lp<256, 8>, lp<512, 2>, lp<64, 16>,
-                             lp<512, 4>, lp<128, 11>>(1000);
+        tune_segmented_small<false, lp<128, 15>, lp<128, 8>, lp<256, 4>, lp<256, 8>, lp<512, 2>, lp<64, 16>, lp<512, 4>,
+                             lp<128, 11>>(1000);
       }
     if (what == "scansmall")  // mgpu_tune 0 scansmall: n = 10^4, 10^5, 10^6 (graph replays against CUB)
       for (int round = 0; round < 2; ++round)
