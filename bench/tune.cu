@@ -987,6 +987,11 @@ int main(int argc, char** argv) {
         tune_segmented_small<false, lp<128, 15>, lp<128, 8>, lp<256, 4>, lp<256, 8>, lp<512, 2>, lp<64, 16>, lp<512, 4>,
                              lp<128, 11>>(1000);
       }
+    if (what == "segmentedonewide")  // mgpu_tune 0 segmentedonewide: past the small tile, up to one default tile
+      for (int round = 0; round < 2; ++round) {
+        tune_segmented_small<true, lp<256, 15>, lp<512, 8>, lp<1024, 4>, lp<512, 6>, lp<256, 4>>(3000);
+        tune_segmented_small<false, lp<128, 15>, lp<256, 8>, lp<512, 4>, lp<1024, 2>, lp<256, 4>>(1800);
+      }
     if (what == "scansmall")  // mgpu_tune 0 scansmall: n = 10^4, 10^5, 10^6 (graph replays against CUB)
       for (int round = 0; round < 2; ++round)
         for (std::int64_t m : {10000, 100000, 1000000})
