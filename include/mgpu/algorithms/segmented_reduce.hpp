@@ -81,6 +81,10 @@ using reduce_by_key_params =
 // segmented_reduce of segments of 128, 128 x 7: 10^4 items 1.13x faster, 10^5 1.18x, 10^6 9%
 // slower; reduce_by_key of runs of 4, 256 x 7: 10^4 1.24x, 10^5 1.14x, 10^6 the same.
 using segreduce_few_tiles_params = launch_params<128, 7>;
+using reduce_by_key_few_tiles_params = launch_params<256, 7>;
+constexpr std::int64_t segreduce_few_tiles_limit = std::int64_t(1) << 17;      // items and heads
+constexpr std::int64_t reduce_by_key_few_tiles_limit = std::int64_t(1) << 18;  // items
+
 // Inputs of at most one tile of this shape (1,024 steps by heads, 1,024 items by keys), 4-byte
 // values (and keys), no shape given: one tile still, of more threads that each walk fewer steps,
 // the time of a lone CTA being its threads' serial walks. Measured on an H200, 10^3 items, graph
@@ -88,9 +92,6 @@ using segreduce_few_tiles_params = launch_params<128, 7>;
 // segmented_reduce of segments of 128 1.18x faster than at 128 x 15, reduce_by_key of runs of 4
 // 1.69x faster than at 256 x 15 (512 x 2 the same; 128 x 8 and 256 x 7 slower).
 using segmented_small_tile_params = launch_params<256, 4>;
-using reduce_by_key_few_tiles_params = launch_params<256, 7>;
-constexpr std::int64_t segreduce_few_tiles_limit = std::int64_t(1) << 17;      // items and heads
-constexpr std::int64_t reduce_by_key_few_tiles_limit = std::int64_t(1) << 18;  // items
 
 namespace detail {
 
