@@ -153,6 +153,20 @@ MGPU_TEST(SegmentedSort, ManyLevelsWithSmallTiles) {
   check_segmented_sort<small>(ctx, keys, late, mgpu::less<int>());
 }
 
+// More tiles than a warp each can search for its end segments (lanes_per_search below 32: 32
+// lanes a tile would pass a quarter of the device's resident threads): the ends kernel then gives
+// each tile a thread, where the inputs above all take a warp a tile.
+MGPU_TEST(SegmentedSort, ManyTilesFindTheirEndsAThreadEach) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using small = mgpu::launch_params<32, 3>;
+  const std::int64_t warp_tiles = std::int64_t(ctx.props().sm_count) * ctx.props().max_threads_per_sm / 4 / 32;
+  const std::int64_t n = (warp_tiles + 50) * small::nv;
+  std::vector<int> keys = random_keys<int>(n, 50, rng);
+  check_segmented_sort<small>(ctx, keys, random_heads(n, 1000, rng), mgpu::less<int>());
+  check_segmented_sort<small>(ctx, keys, {0, int(n / 3) + 1}, mgpu::greater<int>());
+}
+
 // Segment lengths around multiples of VT, the run length of the blocksort's rounds: where one
 // flat round can finish a tile (no segment crosses two run boundaries) and where it just cannot;
 // and short segments of every length up to 17 and around a warp's width. Shifting the first head
