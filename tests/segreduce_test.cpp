@@ -899,7 +899,10 @@ MGPU_TEST(SegmentedReduce, OneTileIsOneLaunch) {
   // An SpMV plan of one tile: its products are one launch too, as without a plan.
   mgpu::buffer<int> columns(std::vector<int>(30, 0), ctx), x(std::vector<int>{2}, ctx), y(3, ctx);
   mgpu::buffer<std::int64_t> row_offsets(std::vector<std::int64_t>{0, 4, 4, 30}, ctx);
-  auto plan = mgpu::spmv_preprocess(mgpu::make_csr_matrix(i, columns.data(), row_offsets.data(), 3, 1, 30), ctx);
+  auto one_tile = mgpu::make_csr_matrix(i, columns.data(), row_offsets.data(), 3, 1, 30);
+  EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::spmv_preprocess(one_tile, c); }), enqueued{})
+      << "spmv_preprocess of one tile";
+  auto plan = mgpu::spmv_preprocess(one_tile, ctx);
   EXPECT_EQ(count_enqueued([&](mgpu::context& c) { mgpu::spmv(plan, x.data(), y.data(), c); }), one_launch)
       << "spmv with a plan";
   y.fill(poison<int>());

@@ -151,13 +151,14 @@ class spmv_plan {
   spmv_plan(const Matrix& matrix, context& ctx) : matrix_(matrix) {
     const char* fn = "mgpu::spmv_preprocess";
     detail::check_csr(fn, matrix, ctx);
-    if (matrix.num_rows > 0)
+    // (A matrix of one tile needs none: its products run the tile alone. check_csr checked the sum.)
+    if (matrix.num_rows > 0 && matrix.nnz + matrix.num_rows > P::nv)
       partitions_ = load_balance_partitions(matrix.nnz, matrix.row_offsets, matrix.num_rows, P::nv, ctx);
   }
 
   const Matrix& matrix() const { return matrix_; }
   // load_balance_partitions of the non-zeros and the row offsets with spacing P::nv (empty when the
-  // matrix has no rows).
+  // matrix has no rows or fits in one tile).
   const buffer<std::int64_t>& partitions() const { return partitions_; }
 
  private:
