@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # On the GPU machine: the CUDA tests, a reduced compute-sanitizer pass (memcheck, racecheck,
 # synccheck) and the benchmark, with logs and CSV in $OUT. Expects the binaries in gpu/
-# (built elsewhere: scripts/gpu_build.sh). Usage: scripts/gpu_check.sh [bench args...]
+# (built elsewhere: scripts/gpu_build.sh), or packed in the carried gpu_pack/tests and/or
+# gpu_pack/bench (unpacked here). Usage: scripts/gpu_check.sh [bench args...]
 # MGPU_CHECK_STAGES picks the stages (default: all of "tests memcheck racecheck synccheck bench");
 # racecheck alone takes several minutes, so a 10-minute device call may need two invocations.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/mgpu_out}
 mkdir -p "$out"
+for pack in gpu_pack/*/gpu.tar.xz; do
+  [ -f "$pack" ] && mkdir -p gpu && python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('gpu')" "$pack"
+done
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
 
 stages=" ${MGPU_CHECK_STAGES:-tests memcheck racecheck synccheck bench} "
