@@ -737,23 +737,32 @@ void tune_segmented_scan(mgpu::context& ctx, std::int64_t n, int size, bench::l2
   cudaFree(temp);
 }
 
-// load_balance_search and interval_expand over profile_heads(n, size) under each shape; outputs
-// checked against the first shape's.
-template <class... Shapes>
+// Over profile_heads(n, size) under each shape, outputs checked against the first shape's:
+// load_balance_search and interval_expand of int values, or (Move) interval_move as the
+// benchmark's, segment s copied from where the segments lie in reverse order to its head's place
+// (its cached starts take 16 bytes a step: tiles that fit the others may not fit it).
+template <bool Move, class... Shapes>
 void tune_load_balance(mgpu::context& ctx, std::int64_t n, int size, bench::l2_flush& flush) {
   std::vector<int> host_heads = profile_heads(n, size);
   const std::int64_t segments = std::int64_t(host_heads.size());
-  bench::device_array<int> heads(segments), values(segments), out(n), first(n);
+  std::vector<int> host_gather(segments);
+  for (std::int64_t s = 0; s < segments; ++s) host_gather[s] = int(n - (s + 1 < segments ? host_heads[s + 1] : n));
+  bench::device_array<int> heads(segments), values(segments), gather(segments), in(n), out(n), first(n);
   MGPU_CUDA_CHECK(cudaMemcpy(heads.data(), host_heads.data(), segments * sizeof(int), cudaMemcpyHostToDevice));
+  MGPU_CUDA_CHECK(cudaMemcpy(gather.data(), host_gather.data(), segments * sizeof(int), cudaMemcpyHostToDevice));
   bench::fill_random<int>(values.data(), segments, 29, 0, 1 << 30, ctx);
+  bench::fill_random<int>(in.data(), n, 31, 0, 1 << 30, ctx);
   auto segs = mgpu::segments_by_heads(heads.data(), segments);
-  for (int expand = 0; expand < 2; ++expand) {
-    std::printf("%s n=%lld segments of %d\n", expand ? "interval_expand" : "load_balance_search", (long long)n, size);
+  static const char* const names[] = {"load_balance_search", "interval_expand", "interval_move"};
+  for (int mode = Move ? 2 : 0; mode <= (Move ? 2 : 1); ++mode) {
+    std::printf("%s n=%lld segments of %d\n", names[mode], (long long)n, size);
     bool have_first = false;
     auto one = [&](auto shape) {
       using P = decltype(shape);
       auto run = [&] {
-        if (expand)
+        if constexpr (Move)
+          mgpu::interval_move<P>(in.data(), n, segs, gather.data(), heads.data(), out.data(), ctx);
+        else if (mode == 1)
           mgpu::interval_expand<P>(values.data(), n, segs, out.data(), ctx);
         else
           mgpu::load_balance_search<P>(n, segs, out.data(), ctx);
@@ -765,7 +774,7 @@ void tune_load_balance(mgpu::context& ctx, std::int64_t n, int size, bench::l2_f
         have_first = true;
       }
       bench::mismatches m = bench::compare_arrays(out.data(), first.data(), n, ctx.stream());
-      double moved = double(n) * 4 + double(segments) * 4 * (expand ? 2 : 1);
+      double moved = double(n) * 4 * (mode == 2 ? 2 : 1) + double(segments) * 4 * (mode == 2 ? 3 : mode == 1 ? 2 : 1);
       std::printf("  <%4d,%3d,%d> %.4f ms %6.0f GB/s  %s\n", P::nt, P::vt, P::min_ctas, ms, moved / (ms * 1e6),
                   m.count ? "MISMATCH" : "ok");
     };
@@ -1044,6 +1053,10 @@ int main(int argc, char** argv) {
       for (int size : {1, 4, 32, 1024, 65536, 0})
         tune_segmented_reduce<lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<128, 27>, lp<256, 11>, lp<192, 15>,
                               lp<96, 23>>(ctx, n, size, flush);
+    if (what == "segreducecaps")  // register caps and smaller tiles for more CTAs an SM; first: the default
+      for (int size : {32, 65536})
+        tune_segmented_reduce<lp<128, 15>, lpm<128, 15, 9>, lpm<128, 11, 12>, lpm<128, 11, 13>, lpm<128, 7, 16>,
+                              lpm<64, 15, 18>>(ctx, n, size, flush);
     if (what == "reducebykeyshapes")
       for (int run : {1, 4, 64, 1024})
         tune_reduce_by_key<lp<128, 7>, lp<128, 11>, lp<128, 15>, lp<128, 19>, lp<128, 23>, lp<256, 11>, lp<256, 15>>(
@@ -1065,8 +1078,12 @@ int main(int argc, char** argv) {
                    lpm<128, 32, 12>, lp<256, 24>>(ctx, n, flush);
     if (what == "lbsshapes")
       for (int size : {1, 8, 1024})
-        tune_load_balance<lp<128, 11>, lp<128, 7>, lp<128, 15>, lp<256, 7>, lp<256, 11>, lp<64, 15>, lp<128, 19>,
+        tune_load_balance<false, lp<128, 11>, lp<128, 7>, lp<128, 15>, lp<256, 7>, lp<256, 11>, lp<64, 15>, lp<128, 19>,
                           lpm<128, 11, 16>>(ctx, n, size, flush);
+    if (what == "moveshapes")  // interval_move; the first shape is load_balance_params<move_starts>
+      for (int size : {8, 64, 1024})
+        tune_load_balance<true, lp<128, 11>, lpm<128, 7, 12>, lpm<128, 7, 14>, lpm<128, 7, 16>, lpm<128, 5, 16>,
+                          lpm<256, 7, 7>, lpm<128, 9, 12>, lpm<64, 7, 24>, lpm<256, 5, 8>>(ctx, n, size, flush);
     if (what == "profilenew") profile_new_families(ctx, n);
     if (what == "profileprimer") profile_primer(ctx, n);
     if (what == "profilesegreduce") profile_segreduce(ctx, n);

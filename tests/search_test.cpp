@@ -30,6 +30,8 @@ constexpr int lbs_nv = mgpu::load_balance_params<>::nv;  // load_balance_search,
 // The tiles of the load-balancing forms that cache a value of up to 8 bytes per segment (interval
 // moves, joins, transform_lbs with values): a tile of their own.
 constexpr int lbs_cached_nv = mgpu::load_balance_params<std::int64_t>::nv;
+// interval_move's tiles for large inputs (check_intervals runs that shape on every input too).
+constexpr int move_nv = mgpu::interval_move_large_params::nv;
 
 // The expected output of one side: the bound, the match flag, or both with the flag in the most
 // significant bit of R.
@@ -465,6 +467,9 @@ void check_intervals(mgpu::context& ctx, const std::vector<int>& counts, std::mt
   mgpu::interval_gather(din.data(), total, segs, dg.data(), gathered.data(), ctx);
   mgpu::interval_scatter(din.data(), total, segs, ds.data(), scattered.data(), ctx);
   mgpu::interval_move(din.data(), total, segs, dg.data(), ds.data(), moved.data(), ctx);
+  mgpu::buffer<int> moved_large = poisoned<int>(total, ctx);
+  mgpu::interval_move<mgpu::interval_move_large_params>(din.data(), total, segs, dg.data(), ds.data(),
+                                                        moved_large.data(), ctx);
   const std::size_t items = static_cast<std::size_t>(total);
   std::vector<int> expect_gather(items), expect_scatter(items), expect_move(items);
   for (std::int64_t i = 0; i < total; ++i) {
@@ -476,6 +481,7 @@ void check_intervals(mgpu::context& ctx, const std::vector<int>& counts, std::mt
   EXPECT_TRUE(same(expect_gather, gathered.to_host())) << "gather";
   EXPECT_TRUE(same(expect_scatter, scattered.to_host())) << "scatter";
   EXPECT_TRUE(same(expect_move, moved.to_host())) << "move";
+  EXPECT_TRUE(same(expect_move, moved_large.to_host())) << "move in the large inputs' tiles";
 }
 
 }  // namespace
@@ -512,13 +518,18 @@ MGPU_TEST(Intervals, ExpandGatherScatterMove) {
     check_intervals(ctx, random_counts(segments, max_size, max_size == 8, rng), rng,
                     "sizes up to " + std::to_string(max_size));
   }
-  // Items and steps (items plus segments: what a tile covers) of 0, 1, nv - 1, nv and nv + 1.
-  for (std::int64_t n : {0, 1, lbs_cached_nv - 1, lbs_cached_nv, lbs_cached_nv + 1})
+  // Items and steps (items plus segments: what a tile covers) of 0, 1, nv - 1, nv and nv + 1, for
+  // the tiles of expand, gather, scatter and move, and for interval_move's tiles of large inputs.
+  for (std::int64_t n : {0, 1})
     check_intervals(ctx, std::vector<int>{int(n)}, rng, "one segment of " + std::to_string(n));
-  for (std::int64_t steps : {1, lbs_cached_nv - 1, lbs_cached_nv, lbs_cached_nv + 1})
-    for (int size : {0, 1, 7})
-      check_intervals(ctx, counts_for_steps(steps, size), rng,
-                      "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
+  for (std::int64_t nv : {lbs_cached_nv, move_nv}) {
+    for (std::int64_t n : {nv - 1, nv, nv + 1})
+      check_intervals(ctx, std::vector<int>{int(n)}, rng, "one segment of " + std::to_string(n));
+    for (std::int64_t steps : {std::int64_t(1), nv - 1, nv, nv + 1})
+      for (int size : {0, 1, 7})
+        check_intervals(ctx, counts_for_steps(steps, size), rng,
+                        "steps " + std::to_string(steps) + ", segments of " + std::to_string(size));
+  }
 }
 
 // load_balance_partitions: entry t is the number of items among the first min(t * spacing,

@@ -16,6 +16,7 @@
 #include "load_balance.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace mgpu {
 
@@ -121,9 +122,23 @@ void interval_scatter(InputIt input, std::int64_t count, Segments segments, Scat
                            segments, scatter, "scatter", ctx);
 }
 
+// The tile shapes of interval_move, whose tiles cache each segment's gather and scatter starts
+// (16 bytes a step): load_balance_params' 128 x 11; and for more than interval_move_large_threshold
+// items, on sm_90, 128 x 7 at 12 CTAs an SM (registers capped at 40 a thread), whose more warps
+// keep more of the copies' dependent loads from DRAM in flight. Measured on an H200 (2^26 items,
+// reversed sources, L2 flushed; bench/results/2026-12-01_h200_interval_move_shapes.txt): 1.10x-1.13x
+// less time than 128 x 11 over segments of 8, 64 and 1024 (tighter caps, 14 and 16 CTAs an SM,
+// 1.4x-1.6x slower); but at 10^3-10^6 items, calls whose data sit in the L2, 0.73x-0.96x: there a
+// tile's fixed costs, not the loads' latency, bound the call. The threshold is where the copies' 8
+// bytes an item outgrow the L2 (50-60 MB).
+using interval_move_params = load_balance_params<detail::move_starts>;
+using interval_move_large_params = arch_params<interval_move_params, launch_params<128, 7, 12>>;
+constexpr std::int64_t interval_move_large_threshold = std::int64_t(1) << 23;
+
 // output[scatter[s] + rank] = input[gather[s] + rank]: segment s moves heads[s + 1] - heads[s]
 // items from input[gather[s], ...) to output[scatter[s], ...): a batch of memcpys of any lengths,
-// balanced over threads by length. count is the total number of items moved.
+// balanced over threads by length. count is the total number of items moved. With no tuning
+// given, inputs of more than interval_move_large_threshold items take interval_move_large_params.
 template <typename params = void, typename InputIt, typename Segments, typename GatherIt, typename ScatterIt,
           typename Out>
 void interval_move(InputIt input, std::int64_t count, Segments segments, GatherIt gather, ScatterIt scatter, Out output,
@@ -132,9 +147,19 @@ void interval_move(InputIt input, std::int64_t count, Segments segments, GatherI
   if constexpr (is_segment_heads_v<Segments>) {
     detail::check_pointer("mgpu::interval_move", "gather", gather, segments.num_heads);
     detail::check_pointer("mgpu::interval_move", "scatter", scatter, segments.num_heads);
-    detail::lbs_call<params>("mgpu::interval_move", detail::move_writer<InputIt, Out>{input, output}, count, segments,
-                             make_load_iterator(detail::move_starts_of<GatherIt, ScatterIt>{gather, scatter}), "gather",
-                             ctx);
+    auto move_in_tiles = [&](auto shape) {
+      detail::lbs_call<decltype(shape)>(
+          "mgpu::interval_move", detail::move_writer<InputIt, Out>{input, output}, count, segments,
+          make_load_iterator(detail::move_starts_of<GatherIt, ScatterIt>{gather, scatter}), "gather", ctx);
+    };
+    if constexpr (std::is_void<params>::value &&
+                  !std::is_same<interval_move_large_params, interval_move_params>::value) {
+      if (count > interval_move_large_threshold) {
+        move_in_tiles(interval_move_large_params{});
+        return;
+      }
+    }
+    move_in_tiles(params_or<params, interval_move_params>{});
   }
 }
 
