@@ -9,9 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/mgpu_out}
 mkdir -p "$out"
-for pack in gpu_pack/*/gpu.tar.xz; do
-  [ -f "$pack" ] && mkdir -p gpu && python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('gpu')" "$pack"
-done
+source scripts/gpu_unpack.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/device.txt"
 
 stages=" ${MGPU_CHECK_STAGES:-tests memcheck racecheck synccheck bench} "

@@ -12,8 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/mgpu_out}
 mkdir -p "$out"
-[ -f gpu_pack/bench/gpu.tar.xz ] && mkdir -p gpu &&
-  python3 -c "import tarfile; tarfile.open('gpu_pack/bench/gpu.tar.xz').extractall('gpu')"
+source scripts/gpu_unpack.sh
 metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
