@@ -201,6 +201,41 @@ MGPU_TEST(SegmentedSort, SegmentLengthsAroundRunBoundaries) {
   check_segmented_sort(ctx, few, short_heads, mgpu::less<int>());
 }
 
+// Tiles whose segments (as clipped to the tile) are all at most 16 keys long: a thread sorts each
+// segment whole (cta_short_segment_sort), one network for the warp's longest, 2 to 16 keys; a tile
+// with a longer one takes the merge rounds. By heads these inputs have more than NT tiles, past
+// the warps' kernel, so the blocksort sees them, as it does every input by flags.
+MGPU_TEST(SegmentedSort, ShortSegmentsSortedAThreadEach) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using small = mgpu::launch_params<32, 3>;  // 96 keys a tile: a segment of 16 spans up to 7 threads
+  const std::int64_t n = 20000;
+  std::vector<int> keys = random_keys<int>(n, 100, rng);
+  std::vector<int> ties = random_keys<int>(n, 3, rng);  // stability
+  for (int size = 1; size <= 18; ++size) {
+    for (int shift : {0, 1, 5}) {
+      SCOPED_TRACE("size=" + std::to_string(size) + " shift=" + std::to_string(shift));
+      std::vector<int> heads;
+      for (std::int64_t h = shift; h < n; h += size) heads.push_back(int(h));
+      check_segmented_sort<small>(ctx, size % 2 ? ties : keys, heads, mgpu::less<int>());
+    }
+  }
+  // Lengths mixed within a warp (networks of several sizes), empty segments, and now and then one
+  // of 17 that sends its tile to the merge rounds.
+  std::uniform_int_distribution<int> length(0, 16), coin(0, 30);
+  std::vector<int> mixed;
+  for (std::int64_t h = 0; h < n; h += coin(rng) == 0 ? 17 : length(rng)) mixed.push_back(int(h));
+  check_segmented_sort<small>(ctx, ties, mixed, mgpu::greater<int>());
+  check_segmented_sort<small>(ctx, ties, random_heads(n, 16, rng), mgpu::less<int>());
+
+  // The default tiles, more of them than the warps' kernel takes.
+  using P = mgpu::segmented_sort_params<int>;
+  const std::int64_t big = std::int64_t(P::nt + 2) * P::nv + 37;
+  std::vector<int> big_keys = random_keys<int>(big, 1000, rng);
+  for (int size : {2, 16, 17}) check_segmented_sort(ctx, big_keys, fixed_heads(big, size), mgpu::less<int>());
+  check_segmented_sort(ctx, big_keys, random_heads(big, 16, rng), mgpu::less<int>());
+}
+
 MGPU_TEST(SegmentedSort, UserStructWithLambda) {
   mgpu::context ctx;
   MGPU_SEEDED_RNG(rng);

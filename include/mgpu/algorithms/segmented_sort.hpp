@@ -3,7 +3,9 @@
 // segmented_sort: sorts each segment of an array independently (stable within each segment).
 //
 // 1. Blocksort: every tile sorts its segments (cta_segmented_sort; a tile with no head inside
-//    lies in one segment and takes the plain cta_sort), so every segment that lies inside one
+//    lies in one segment and takes the plain cta_sort; where the segments average at most 16
+//    keys, a tile whose segments are all that short takes cta_short_segment_sort, a thread a
+//    segment, and skips the merge rounds), so every segment that lies inside one
 //    tile is finished, in the caller's array, after one pass. A segment no longer than a tile
 //    crosses at most one tile boundary: the CTA of the tile where it ends waits until the tile
 //    before has stored its half (tiles wait only on lower-numbered tiles, as in a decoupled
@@ -81,6 +83,7 @@ struct head_range {
 // that find its ends.
 template <typename HeadIt>
 struct head_index {
+  static constexpr bool counts_heads = true;  // heads_of_tile's range holds every head of the tile
   HeadIt heads;
   std::int64_t num_heads, count;
   // Heads [tile_heads[t], tile_heads[t + 1]) lie in tile t (written by tile_ends); null for a
@@ -151,6 +154,7 @@ struct head_index {
 // the words (the last head at or before each word's end, the first head at or after each word's
 // start) answer in O(1). A single tile needs only mark_heads (no scans: null arrays).
 struct flag_index {
+  static constexpr bool counts_heads = false;  // heads_of_tile says nothing
   const unsigned* flags;
   std::int64_t count, words;
   const std::int64_t* last_head_through;  // per word: the last head in this word or before, or -1
@@ -590,12 +594,14 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
                                           : has_values_v<V> ? 0
                                                             : ctas_per_sm_for(1536, NT))>;
   using sort_t = cta_segmented_sort<NT, VT, K, V>;
+  using short_sort_t = cta_short_segment_sort<NT, (VT <= 32 ? VT : 32), K, V>;  // (used where VT <= 32)
   struct blocksort_storage {
     union {
       int head_at[NV];
       K keys[NV];
       V values[NV];
       typename sort_t::storage_t sort;
+      typename short_sort_t::storage_t short_sort;
       typename cta_sort<NT, VT, K, V>::storage_t plain;
       merge_storage<NV, K, V> crossing;
     };
@@ -606,9 +612,11 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   // heads[range] (by flags: the flags say), finished in the caller's array (a single tile is such
   // a range); or, `part` 0 or 1 (not whole), the keys [t0, t0 + valid) of tile `tile`'s first or
   // last segment, one longer than a tile, into the array its last merge level reads from (the
-  // blocksort kernel passes -1: the compiler drops this case from it).
+  // blocksort kernel passes -1: the compiler drops this case from it). `try_short`, a constant
+  // at every call: whether tiles of short segments take cta_short_segment_sort (the kernels
+  // without it are compiled without its code: inputs of long segments ran 3%-6% slower with it).
   auto blocksort_range = [=] MGPU_LAMBDA(int tid, int tile, std::int64_t t0, int valid, bool whole, head_range range,
-                                         int part) {
+                                         int part, bool try_short) {
     __shared__ shared_storage<blocksort_storage> storage;
     blocksort_storage& s = storage.get();
     const bool tiled = !whole && part < 0;
@@ -626,39 +634,66 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       if (top) atomicMax(top_level_p, top);
     }
     ValuesIn tile_values_in = values_in;  // (nvcc: no first capture inside `if constexpr`)
+    // The sorted tile in thread order (or, short_segments, in shared memory).
     array_t<K, VT> k;
     array_t<V, VT> v;
+    bool short_segments = false;
     // No head inside the tile: it lies in one segment, which the plain blocksort sorts faster. A
     // whole range finds out from its heads' marks.
     bool one_segment = e.first.end >= t0 + valid;
+    const head_range heads_here = whole ? range : index.heads_of_tile(tile);
     if (!one_segment) {
       MGPU_UNROLL
       for (int i = 0; i < VT; ++i) s.head_at[NT * i + tid] = 0;
       __syncthreads();
-      one_segment = !__syncthreads_or(
-          index.template mark_heads<NT>(tid, whole ? range : index.heads_of_tile(tile), t0, valid, s.head_at));
+      one_segment = !__syncthreads_or(index.template mark_heads<NT>(tid, heads_here, t0, valid, s.head_at));
     }
     if (one_segment) {
       k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
       if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
       cta_sort<NT, VT, K, V>::sort(k, v, s.plain, tid, valid, comp);
     } else {
-      // Each element's segment, as the position of the last head at or before it (-1: none).
-      array_t<int, VT> segment;
-      int running = -1;
-      MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) {
-        if (s.head_at[VT * tid + i]) running = VT * tid + i;
-        segment[i] = running;
+      // The thread's heads, a bit per position (VT <= 32) or read again below.
+      unsigned head_bits = 0;
+      if constexpr (VT <= 32) {
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) head_bits |= s.head_at[VT * tid + i] ? 1u << i : 0u;
       }
-      auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
-      __syncthreads();  // head_at is about to be reused
-      int before = scan.prefix.valid ? scan.prefix.value : -1;
-      MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
-      k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
-      if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
-      sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
+      // Segments of at most max_length keys need at least valid / max_length - 1 heads inside:
+      // by heads, tiles with fewer skip the check's barriers (by flags, every tile checks).
+      if constexpr (VT <= 32) {
+        if (try_short && (!std::decay_t<decltype(index)>::counts_heads ||
+                          heads_here.end - heads_here.begin + 1 >= div_up(valid, short_sort_t::max_length))) {
+          __syncthreads();  // head_at is about to be reused
+          short_segments = short_sort_t::fits(head_bits, s.short_sort, tid, valid);
+        }
+      }
+      if (short_segments) {
+        // Every segment of the tile (as clipped to it) is short: a thread sorts each whole.
+        short_sort_t::sort(keys + t0, tile_values_in + t0, s.short_sort, tid, valid, comp);
+      } else {
+        // Each element's segment, as the position of the last head at or before it (-1: none).
+        array_t<int, VT> segment;
+        int running = -1;
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) {
+          bool head;
+          if constexpr (VT <= 32)
+            head = head_bits >> i & 1;
+          else
+            head = s.head_at[VT * tid + i];
+          if (head) running = VT * tid + i;
+          segment[i] = running;
+        }
+        auto scan = cta_scan<NT, int>::exclusive_prefix(tid, running, s.scan, maximum<int>());
+        __syncthreads();  // head_at is about to be reused
+        int before = scan.prefix.valid ? scan.prefix.value : -1;
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) segment[i] = segment[i] > before ? segment[i] : before;
+        k = mem_to_reg_thread<NT, VT, K>(keys + t0, tid, valid, s.keys);
+        if constexpr (has_values_v<V>) v = mem_to_reg_thread<NT, VT, V>(tile_values_in + t0, tid, valid, s.values);
+        sort_t::sort(k, v, segment, s.sort, tid, valid, comp);
+      }
     }
 
     // Each element goes to the array its segment's parity picks for the blocksort (level -1): the
@@ -668,10 +703,8 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     const int first_end = e.first.end - t0 < valid ? int(e.first.end - t0) : valid;
     const int last_begin = e.last.begin > t0 ? int(e.last.begin - t0) : 0;
     const bool first_to_caller = writes_caller(e.first_level, -1), last_to_caller = writes_caller(e.last_level, -1);
-    // Thread order -> strided through shared memory, then each element to its array.
-    auto store = [&](const auto& x, auto* transpose, auto* caller, auto* alt) {
-      reg_to_shared_thread<VT>(x, tid, transpose);
-      auto strided = shared_to_reg_strided<NT, VT>(transpose, tid);
+    // Strided (element NT * i + tid in x[i]), each element to its array.
+    auto store_strided = [&](const auto& strided, auto* caller, auto* alt) {
       if (first_to_caller && last_to_caller) {
         MGPU_UNROLL
         for (int i = 0; i < VT; ++i)
@@ -687,8 +720,19 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     };
     V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
     V* alt_values = values_alt;
-    store(k, s.keys, keys, keys_alt);
-    if constexpr (has_values_v<V>) store(v, s.values, caller_values, alt_values);
+    // Thread order -> strided through shared memory, then stored (the keys, then the values).
+    auto store = [&](const auto& x, auto* transpose, auto* caller, auto* alt) {
+      reg_to_shared_thread<VT>(x, tid, transpose);
+      store_strided(shared_to_reg_strided<NT, VT>(transpose, tid), caller, alt);
+    };
+    if (short_segments) {
+      store_strided(short_sort_t::strided(s.short_sort.keys, tid), keys, keys_alt);
+      if constexpr (has_values_v<V>)
+        store_strided(short_sort_t::strided(s.short_sort.values, tid), caller_values, alt_values);
+    } else {
+      store(k, s.keys, keys, keys_alt);
+      if constexpr (has_values_v<V>) store(v, s.values, caller_values, alt_values);
+    }
 
     // A segment of at most NV keys crosses at most one tile boundary; the tile where it ends
     // merges its two sorted halves (both written to the alternate array above) into the
@@ -720,9 +764,12 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   bool sorted = false;
   if constexpr (is_segment_heads_v<Segments>)
     if (segments.num_heads >= count / short_segment_max<K, V>() && tiles <= NT)
-      sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(keys, values_in, values, count, segments, index,
-                                                                 single ? nullptr : ends_p, next_item_p, tiles,
-                                                                 blocksort_range, comp, ctx);
+      sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(
+          keys, values_in, values, count, segments, index, single ? nullptr : ends_p, next_item_p, tiles,
+          [=] MGPU_LAMBDA(int tid, int cta, std::int64_t t0, int valid, bool whole, head_range range, int part) {
+            blocksort_range(tid, cta, t0, valid, whole, range, part, false);
+          },
+          comp, ctx);
   if (!sorted) {
     if (!single) {
       // A warp a tile where the tiles are few (as run_searches gives a search lanes), else a thread.
@@ -733,9 +780,23 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
     }
     auto blocksort = [=] MGPU_LAMBDA(int tid, int tile) {
       std::int64_t t0 = std::int64_t(tile) * NV;
-      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV), single, index.heads_of_tile(tile), -1);
+      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV), single, index.heads_of_tile(tile), -1,
+                      false);
     };
-    cta_launch<blocksort_params>(blocksort, tiles, ctx);
+    auto blocksort_short = [=] MGPU_LAMBDA(int tid, int tile) {
+      std::int64_t t0 = std::int64_t(tile) * NV;
+      blocksort_range(tid, tile, t0, int(count - t0 < NV ? count - t0 : NV), single, index.heads_of_tile(tile), -1,
+                      true);
+    };
+    // Tiles of short segments are likely where segments average at most max_length keys (by
+    // flags, which do not say, always).
+    bool try_short = VT <= 32;
+    if constexpr (is_segment_heads_v<Segments>)
+      try_short &= segments.num_heads >= count / cta_short_segment_sort<NT, 1, K, V>::max_length;
+    if (try_short)
+      cta_launch<blocksort_params>(blocksort_short, tiles, ctx);
+    else
+      cta_launch<blocksort_params>(blocksort, tiles, ctx);
   }
   if (levels == 0) return;
 

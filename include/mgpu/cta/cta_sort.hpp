@@ -16,10 +16,15 @@
 // end early: once no segment crosses two run boundaries, one flat round merges, around every
 // boundary at once, the segment that straddles it. So a tile of segments of at most VT + 1 keys
 // takes one round after the per-thread sort, and costs little more than loading and storing it.
+//
+// cta_short_segment_sort: a tile whose segments are all at most 16 keys long, each segment sorted
+// whole by one thread (below).
 #pragma once
 
 #include "../core/operators.hpp"
 #include "../core/types.hpp"
+#include "../platform/intrinsics.hpp"
+#include "loadstore.hpp"
 #include "merge.hpp"
 #include "search.hpp"
 #include "sort_networks.hpp"
@@ -237,6 +242,140 @@ struct cta_segmented_sort {
                              keys[i] = key;
                              if constexpr (has_values_v<V>) index[i] = storage.merge.index[from];
                            });
+  }
+};
+
+// cta_short_segment_sort: a tile cut into segments of at most max_length keys, each sorted
+// whole by one thread in registers (the thread holding the segment's first position): no merge
+// rounds. Each lane sorts its segments one after another, with the transposition network (stable)
+// of the smallest power of two that holds the longest segment of the warp's lanes at that step (2,
+// 4, 8 or 16 keys), so uniform short segments run one small network. The tile lies in shared
+// memory, padded by one slot per 32, so that segments of a power-of-two length starting side by
+// side fall in different banks. segmented_sort's blocksort uses it for the tiles whose segments
+// are all short, and cta_segmented_sort for the others. VT <= 32.
+template <int NT, int VT, typename K, typename V = empty_t>
+struct cta_short_segment_sort {
+  static_assert(VT <= 32, "a bit per position of a thread");
+  static constexpr int nv = NT * VT;
+  static constexpr int max_length = 16;
+  static constexpr int padded(int j) { return j + j / 32; }
+  using value_slot = std::conditional_t<has_values_v<V>, V, empty_t>;
+  struct storage_t {
+    unsigned starts[NT];  // per thread: bit i set where position VT * tid + i starts a segment
+    K keys[padded(nv)];
+    value_slot values[has_values_v<V> ? padded(nv) : 1];
+  };
+
+  // Whether every segment of the tile's first `count` positions is at most max_length long, the
+  // same answer in every thread (all call it). `starts` has bit i set where position
+  // VT * tid + i < count begins a segment (position 0 always does). Leaves the starts in `storage`
+  // for sort; may overwrite anything else the storage shares memory with (after a barrier
+  // that ends the caller's reads of it, which the caller provides).
+  MGPU_DEVICE static bool fits(unsigned starts, storage_t& storage, int tid, int count) {
+    if (tid == 0 && count > 0) starts |= 1u;
+    storage.starts[tid] = starts;
+    __syncthreads();
+    bool too_long = false;
+    for (unsigned rest = starts; rest; rest &= rest - 1) {
+      const int i = trailing_zeros(rest);
+      too_long |= segment_end(storage, tid, i, count) - (VT * tid + i) > max_length;
+    }
+    return !__syncthreads_or(too_long);
+  }
+
+  // After fits returned true: loads the tile's first `count` keys (and values) from keys_in
+  // (values_in) into the storage and sorts each segment by comp, stably. Returns after a barrier;
+  // the sorted tile is then read with strided().
+  template <typename KeysIn, typename ValuesIn, typename Comp>
+  MGPU_DEVICE static void sort(KeysIn keys_in, ValuesIn values_in, storage_t& storage, int tid, int count, Comp comp) {
+    const array_t<K, VT> k = mem_to_reg_strided<NT, VT, K>(keys_in, tid, count);
+    array_t<value_slot, VT> v;
+    if constexpr (has_values_v<V>) v = mem_to_reg_strided<NT, VT, V>(values_in, tid, count);
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      const int j = NT * i + tid;
+      if (j < count) {
+        storage.keys[padded(j)] = k[i];
+        if constexpr (has_values_v<V>) storage.values[padded(j)] = v[i];
+      }
+    }
+    __syncthreads();
+    // A segment a lane per step: as many steps as the warp's busiest lane has segments.
+    for (unsigned mine = storage.starts[tid]; warp_or(mine);) {
+      int begin = 0, length = 0;
+      if (mine) {
+        const int i = trailing_zeros(mine);
+        mine &= mine - 1;
+        begin = VT * tid + i;
+        length = segment_end(storage, tid, i, count) - begin;
+      }
+      const int longest = warp_max(length);
+      if (longest <= 2)
+        sort_segment<2>(storage, begin, length, comp);
+      else if (longest <= 4)
+        sort_segment<4>(storage, begin, length, comp);
+      else if (longest <= 8)
+        sort_segment<8>(storage, begin, length, comp);
+      else
+        sort_segment<max_length>(storage, begin, length, comp);
+    }
+    __syncthreads();
+  }
+
+  // The sorted tile's keys (or values) NT * i + tid, i < VT (positions at or past count unspecified).
+  template <typename T>
+  MGPU_DEVICE static array_t<T, VT> strided(const T* tile, int tid) {
+    array_t<T, VT> x;
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) x[i] = tile[padded(NT * i + tid)];
+    return x;
+  }
+
+ private:
+  // One past the segment that starts at position VT * tid + i: the next start, or count, or (for
+  // a segment found longer than max_length) any position past max_length from its start.
+  MGPU_DEVICE static int segment_end(const storage_t& storage, int tid, int i, int count) {
+    const int p = VT * tid + i;
+    const unsigned later = i + 1 < 32 ? storage.starts[tid] >> (i + 1) : 0u;
+    if (later) return p + 1 + trailing_zeros(later);  // (a start, so below count)
+    for (int t = tid + 1;; ++t) {
+      const int q = VT * t;
+      if (q >= count) return count;
+      if (q - p > max_length) return p + max_length + 1;
+      if (storage.starts[t]) return q + trailing_zeros(storage.starts[t]);
+    }
+  }
+
+  // The thread's segment [begin, begin + length), length <= S, sorted in registers; threads of
+  // the warp whose lanes have no segment now pass length 0. The slots past the segment hold
+  // copies of its largest key: the network then needs no test of the length (which, with 16
+  // keys and values, had ptxas double the blocksort kernel's registers), and, as it is stable
+  // and the copies come last, they stay after every key of the segment.
+  template <int S, typename Comp>
+  MGPU_DEVICE static void sort_segment(storage_t& storage, int begin, int length, Comp comp) {
+    array_t<K, S> k;
+    array_t<value_slot, S> v;
+    const int last = length > 0 ? length - 1 : 0;
+    MGPU_UNROLL
+    for (int i = 0; i < S; ++i) {
+      const int at = padded(begin + (i < length ? i : last));
+      k[i] = storage.keys[at];
+      if constexpr (has_values_v<V>) v[i] = storage.values[at];
+    }
+    K largest = k[0];
+    MGPU_UNROLL
+    for (int i = 1; i < S; ++i)
+      if (comp(largest, k[i])) largest = k[i];
+    MGPU_UNROLL
+    for (int i = 1; i < S; ++i)
+      if (i >= length) k[i] = largest;
+    odd_even_sort(k, v, comp);
+    MGPU_UNROLL
+    for (int i = 0; i < S; ++i)
+      if (i < length) {
+        storage.keys[padded(begin + i)] = k[i];
+        if constexpr (has_values_v<V>) storage.values[padded(begin + i)] = v[i];
+      }
   }
 };
 
