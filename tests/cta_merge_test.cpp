@@ -586,6 +586,58 @@ MGPU_TEST(CtaMerge, OddEvenSortSortsOneThreadsRegisters) {
 
 namespace cta_merge_test {
 
+// odd_even_merge_sort of VT keys on the host: every input of zeros and ones up to 16 keys (by the
+// 0-1 principle, a proof that the network sorts), and random keys against std::sort; thread_sort
+// of keys alone with valid < VT: the first valid keys sorted.
+template <int VT>
+void check_merge_network(std::mt19937_64& rng) {
+  SCOPED_TRACE("VT=" + std::to_string(VT));
+  if constexpr (VT <= 16) {
+    for (unsigned bits = 0; bits < (1u << VT); ++bits) {
+      mgpu::array_t<int, VT> k;
+      for (int i = 0; i < VT; ++i) k[i] = int(bits >> i & 1);
+      mgpu::odd_even_merge_sort(k, mgpu::less<int>());
+      for (int i = 0; i + 1 < VT; ++i) ASSERT_LE(k[i], k[i + 1]) << "zeros and ones " << bits;
+    }
+  }
+  for (int round = 0; round < 200; ++round) {
+    const std::vector<int> keys = random_keys<int>(VT, round % 2 ? 5 : 1 << 30, rng);
+    const int valid = int(rng() % (VT + 1));
+    mgpu::array_t<int, VT> k, m;
+    mgpu::array_t<mgpu::empty_t, VT> none;
+    for (int i = 0; i < VT; ++i) k[i] = m[i] = keys[std::size_t(i)];
+    mgpu::odd_even_merge_sort(m, mgpu::greater<>());
+    std::vector<int> expected = keys;
+    std::sort(expected.begin(), expected.end(), std::greater<int>());
+    for (int i = 0; i < VT; ++i) ASSERT_EQ(expected[std::size_t(i)], m[i]) << "round " << round;
+    mgpu::thread_sort(k, none, mgpu::less<int>(), valid);
+    std::vector<int> first = keys;
+    first.resize(std::size_t(valid));
+    std::sort(first.begin(), first.end());
+    for (int i = 0; i < valid; ++i) ASSERT_EQ(first[std::size_t(i)], k[i]) << "round " << round << ", valid " << valid;
+  }
+}
+
+}  // namespace cta_merge_test
+
+// odd_even_merge_sort (thread_sort's network for integer keys alone) at power-of-two sizes and
+// others, whose networks drop the compare-and-swaps past VT.
+MGPU_TEST(CtaMerge, OddEvenMergeSortSortsOneThreadsRegisters) {
+  MGPU_SEEDED_RNG(rng);
+  cta_merge_test::check_merge_network<1>(rng);
+  cta_merge_test::check_merge_network<2>(rng);
+  cta_merge_test::check_merge_network<3>(rng);
+  cta_merge_test::check_merge_network<5>(rng);
+  cta_merge_test::check_merge_network<8>(rng);
+  cta_merge_test::check_merge_network<11>(rng);
+  cta_merge_test::check_merge_network<15>(rng);
+  cta_merge_test::check_merge_network<16>(rng);
+  cta_merge_test::check_merge_network<23>(rng);
+  cta_merge_test::check_merge_network<32>(rng);
+}
+
+namespace cta_merge_test {
+
 // A user kernel of two warps a CTA: warp w of CTA c sorts keys [32 g, 32 g + 32), g = 2 c + w, of
 // which the first valid[g] take part, with warp_sort; lane i writes its key and source lane.
 template <typename K, typename Comp>

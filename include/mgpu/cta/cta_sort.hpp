@@ -51,7 +51,7 @@ struct cta_sort {
   MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, storage_t& storage, int tid, int count,
                                Comp comp) {
     int mine = VT * tid < count ? (count - VT * tid < VT ? count - VT * tid : VT) : 0;
-    odd_even_sort(keys, values, comp, mine);
+    thread_sort(keys, values, comp, mine);
     MGPU_UNROLL
     for (int coop = 2; coop <= NT; coop *= 2) {
       if (VT * (coop / 2) >= count) break;  // one run already holds the whole (short) tile
@@ -354,8 +354,9 @@ struct cta_short_segment_sort {
   // The thread's segment [begin, begin + length), length <= S, sorted in registers; threads of
   // the warp whose lanes have no segment now pass length 0 (and the idle slot). The slots past the
   // segment hold copies of its largest key: the network needs no test of the length (which, with
-  // 16 keys and values, had ptxas double the blocksort kernel's registers), and, as it is stable
-  // and the copies come last, they stay after every key of the segment.
+  // 16 keys and values, had ptxas double the blocksort kernel's registers), and the copies stay
+  // after every key of the segment (odd_even_sort is stable and they come last; thread_sort's
+  // other network sorts keys alone whose ties are identical).
   template <int S, typename Comp>
   MGPU_DEVICE static void sort_segment(storage_t& storage, int begin, int length, Comp comp) {
     array_t<K, S> k;
@@ -374,7 +375,7 @@ struct cta_short_segment_sort {
     MGPU_UNROLL
     for (int i = 1; i < S; ++i)
       if (i >= length) k[i] = largest;
-    odd_even_sort(k, v, comp);
+    thread_sort(k, v, comp);
     MGPU_UNROLL
     for (int i = 0; i < S; ++i)
       if (i < length) {
