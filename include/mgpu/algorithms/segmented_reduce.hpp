@@ -13,7 +13,7 @@
 // of the open segment) pairs; the tile's results wait in shared memory, one per segment, and are
 // stored coalesced. No tile waits on another: the segment open on entry to a tile is the only one
 // that needs its predecessors, so the tile records its own part of it and its aggregate pair, and
-// an exclusive scan of the tiles' pairs (a second, small pass) closes those segments.
+// an exclusive scan of the tiles' pairs (a second, small pass: one CTA up to 1,024 tiles) closes them.
 //
 // Starts by flags or by keys (segments_by_flags, reduce_by_key): tiles of NV items, VT
 // consecutive items per thread. A run starts where a flag is set or where a key differs from the
@@ -228,6 +228,15 @@ struct tile_aggregates {
   MGPU_HOST_DEVICE run_carry<T> operator()(std::int64_t tile) const { return records[tile].aggregate; }
 };
 
+// Tile `tile`'s part of the fix-up, given its record and what the tiles before it carry.
+template <typename T, typename Out, typename Op>
+MGPU_HOST_DEVICE void close_first_segment(const run_carry<T>& prefix, std::int64_t tile, const tile_record<T>& r,
+                                          std::int64_t last_tile, Out output, Op op) {
+  const std::int64_t heads_before = prefix.closed;  // local segment 0 of the tile is heads_before - 1
+  if (heads_before > 0 && (std::int64_t(r.aggregate.closed) > 0 || tile == last_tile))
+    output[heads_before - 1] = r.lead.valid ? T(op(prefix.value, r.lead.value)) : prefix.value;
+}
+
 template <typename T, typename Out, typename Op>
 struct close_first_segments {
   const tile_record<T>* records;
@@ -235,12 +244,46 @@ struct close_first_segments {
   Op op;
   std::int64_t last_tile;
   MGPU_HOST_DEVICE void operator()(const run_carry<T>& prefix, std::int64_t tile) const {
-    const std::int64_t heads_before = prefix.closed;  // local segment 0 of the tile is heads_before - 1
-    const tile_record<T> r = records[tile];
-    if (heads_before > 0 && (std::int64_t(r.aggregate.closed) > 0 || tile == last_tile))
-      output[heads_before - 1] = r.lead.valid ? T(op(prefix.value, r.lead.value)) : prefix.value;
+    close_first_segment(prefix, tile, records[tile], last_tile, output, op);
   }
 };
+
+// The fix-up pass of at most fixup_cta_params::nv tiles, in one CTA: each thread reads its
+// records once, whole, and one CTA scan gives every tile its prefix. (The scan over load and
+// store iterators read each record twice, the second time after the scan: a second dependent
+// round trip. ncu, H200, 12 records: 3.5 us for the pass, a launch alone about 1.6 us;
+// bench/results/2026-12-02_h200_small_kernels_ncu.txt.)
+using fixup_cta_params = launch_params<256, 4>;
+
+template <typename T, typename Out, typename Op>
+void close_first_segments_in_cta(const tile_record<T>* records, int tiles, Out output, T init, Op op, context& ctx) {
+  using F = fixup_cta_params;
+  cta_launch<F>(
+      [=] MGPU_LAMBDA(int tid, int) {
+        using scan_t = cta_scan<F::nt, run_carry<T>>;
+        __shared__ shared_storage<typename scan_t::storage_t> storage;
+        const carry_op<Op> combine{op};
+        const int first = F::vt * tid;
+        // (Every load inside the records: a thread past the last tile reads the last one again.)
+        tile_record<T> r[F::vt];
+        MGPU_UNROLL
+        for (int i = 0; i < F::vt; ++i) r[i] = records[first + i < tiles ? first + i : tiles - 1];
+        run_carry<T> mine = r[0].aggregate;  // (a thread past the last tile is not scanned)
+        MGPU_UNROLL
+        for (int i = 1; i < F::vt; ++i)
+          if (first + i < tiles) mine = combine(mine, r[i].aggregate);
+        run_carry<T> prefix =
+            scan_t::exclusive(tid, mine, storage.get(), combine, run_carry<T>{0, init}, div_up(tiles, F::vt)).scan;
+        MGPU_UNROLL
+        for (int i = 0; i < F::vt; ++i) {
+          if (first + i < tiles) {
+            close_first_segment(prefix, first + i, r[i], tiles - 1, output, op);
+            prefix = combine(prefix, r[i].aggregate);
+          }
+        }
+      },
+      1, ctx);
+}
 
 // source.stage(i) as an iterator.
 template <typename Source>
@@ -521,8 +564,9 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   }
   // Temporaries first (the tiles' records, the fix-up scan's state, the partitions if a partition
   // pass runs): a failed allocation leaves the output untouched.
+  const bool fixup_in_cta = tiles <= fixup_cta_params::nv;
   buffer<tile_record<T>> records(tiles, ctx);
-  buffer<unsigned char> scan_temp(std::int64_t(scan_temp_bytes<void, run_carry<T>>(tiles)), ctx);
+  buffer<unsigned char> scan_temp(fixup_in_cta ? 0 : std::int64_t(scan_temp_bytes<void, run_carry<T>>(tiles)), ctx);
   if (partitions)
     segreduce_heads_launch<lbs_bounds::partitioned, P>(fn, source, cached, count, heads, num_heads, output, init, op,
                                                        partitions, records.data(), tiles, ctx);
@@ -532,6 +576,7 @@ void segreduce_by_heads(const char* fn, Source source, CachedIt cached, std::int
   // The fix-up pass: a tile waits on no other (no look-back in the kernel above, which measured
   // on an H100 spent about 40% of its time there); the local segments 0 are closed here.
   const tile_record<T>* r = records.data();
+  if (fixup_in_cta) return close_first_segments_in_cta(r, tiles, output, init, op, ctx);
   scan_impl<scan_kind::exclusive, void, run_carry<T>>(
       "mgpu::segmented_reduce", make_load_iterator(tile_aggregates<T>{r}), tiles,
       make_store_iterator(close_first_segments<T, Out, Op>{r, output, op, tiles - 1}),

@@ -136,7 +136,7 @@ void spmv_impl(const char* fn, const csr_matrix<ValuesIt, ColumnsIt, OffsetsIt>&
 }  // namespace detail
 
 // A matrix's partition for spmv, made once and used by every product with the same sparsity
-// pattern: spmv(plan, x, y, ctx) runs the reduction kernel and its fix-up scan (one tile: the
+// pattern: spmv(plan, x, y, ctx) runs the reduction kernel and its fix-up pass (one tile: the
 // kernel alone) where spmv(matrix, ...) also runs the partition. The plan refers to the matrix's
 // arrays (it copies none): their values may change between products, their structure
 // (row_offsets, nnz, num_rows) must not. P is the tile shape, fixed when the plan is made.
