@@ -336,19 +336,21 @@ struct level_tile {
   std::int64_t region_begin, region_end, middle, a_begin, a_end;
   int level_of_region;  // last_level of the straddling segment
   int carry;            // bit 0: the tile's first segment is carried through the level; bit 1: its last
+
+  // Whether tile [t0, t1) holds outputs of the region's merge.
+  MGPU_HOST_DEVICE bool merges(std::int64_t t0, std::int64_t t1) const {
+    return level_of_region >= 0 && region_begin < t1 && t0 < region_end;
+  }
 };
 
-// A tile's part of merge level `level`: the segment straddling its run pair's middle (found in
-// `ends`: the segment that holds the middle is the first segment of the tile starting there),
-// where the tile's share of that segment's merge starts and ends on the a side, and which of the
-// tile's end segments are carried through the level. keys_alt is the array that segments written
-// to the caller's array at this level read from.
-template <int NV, typename K, typename Comp>
-MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int64_t count, const tile_segments* ends,
-                                            const K* keys, const K* keys_alt, Comp comp) {
+// A tile's part of merge level `level`, all but its Merge Path split (split_level_tile): the
+// segment straddling its run pair's middle (found in `ends`: the segment that holds the middle is
+// the first segment of the tile starting there) and which of the tile's end segments are carried
+// through the level.
+template <int NV>
+MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int64_t count, const tile_segments* ends) {
   run_pair pair(t * NV, std::int64_t(NV) << level, count);
   std::int64_t middle = pair.a_end;
-  std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
   level_tile lt{0, 0, middle, 0, 0, -1, 0};
   if (middle < count) {
     segment_span s = ends[middle / NV].first;
@@ -356,8 +358,6 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
       lt.region_begin = s.begin > pair.first ? s.begin : pair.first;
       lt.region_end = s.end < pair.b_end ? s.end : pair.b_end;
       lt.level_of_region = last_level(s, NV);
-      const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
-      region_split(src, lt.region_begin, middle, lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
     }
   }
   // Segments that continue beyond the pair are carried through the level: copied. (The
@@ -370,6 +370,35 @@ MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int6
   lt.carry = (carried(e.first, e.first_level) ? 1 : 0) |
              (e.last.begin != e.first.begin && carried(e.last, e.last_level) ? 2 : 0);
   return lt;
+}
+
+// The Merge Path search for where tile [t0, t1)'s outputs of its region's merge start (end_side
+// false) or end on the a side, over `keys`, or keys_alt where the region's segment is written to
+// the caller's array at this level (those read from keys_alt). For a tile that does not merge, a
+// search that is already done.
+template <typename K, typename Comp>
+MGPU_DEVICE merge_path_search<bounds::lower, const K*, const K*, std::int64_t, Comp> level_split_search(
+    const level_tile& lt, bool end_side, std::int64_t t0, std::int64_t t1, int level, const K* keys, const K* keys_alt,
+    Comp comp) {
+  const bool merges = lt.merges(t0, t1);
+  const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
+  const std::int64_t p = end_side ? t1 : t0;
+  const std::int64_t diag = p < lt.region_begin ? 0
+                            : p > lt.region_end ? lt.region_end - lt.region_begin
+                                                : p - lt.region_begin;
+  return {src + lt.region_begin, merges ? lt.middle - lt.region_begin : 0,
+          src + lt.middle,       merges ? lt.region_end - lt.middle : 0,
+          merges ? diag : 0,     comp};
+}
+
+// The threads a level's Merge Path search gets in a batch of `batch` tiles (two searches a tile)
+// of a CTA of NT threads: groups of lanes (group_search) where the batch leaves room for four or
+// more each, else 1 (each thread runs its own tile's pair of searches, their loads overlapping).
+template <int NT>
+MGPU_HOST_DEVICE int level_split_lanes(int batch) {
+  int lanes = warp_size;
+  while (lanes > 1 && 2 * batch * lanes > NT) lanes /= 2;
+  return lanes >= 4 ? lanes : 1;
 }
 
 // Steps per lane of the merge sort by which a warp sorts a segment of 33 keys or more
@@ -802,18 +831,20 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
 
   // ---- 2. merge levels, for long segments ----
   // All levels in one launch of one wave of CTAs. A level is G work items (G the grid); item j
-  // takes tiles j, j + G, j + 2G, ..., plans a batch of up to NT of them at once (a thread each:
-  // the Merge Path searches run side by side), then merges and carries those with work. CTAs claim
-  // items in order, level by level, from a counter, and an item of level k starts once all G items
-  // of level k - 1 have finished: a CTA only waits on items already claimed by running CTAs, so
-  // the wait always ends, however many CTAs the device runs at once. The levels above the highest
-  // one any segment needs are never claimed, and a launch per level is not paid for either.
+  // takes tiles j, j + G, j + 2G, ..., plans a batch of up to NT of them at once (a thread each,
+  // their Merge Path splits side by side, or for a batch of a few tiles by groups of lanes), then
+  // merges and carries those with work. CTAs claim items in order, level by level, from a
+  // counter, and an item of level k starts once all G items of level k - 1 have finished: a CTA
+  // only waits on items already claimed by running CTAs, so the wait always ends, however many
+  // CTAs the device runs at once. The levels above the highest one any segment needs are never
+  // claimed, and a launch per level is not paid for either.
   // The level kernel plans and merges: left to itself the compiler gives it registers for both at
   // once (80 for <128, 15> int keys), which leaves room for few CTAs. Unless params say otherwise,
   // its registers are capped for 1280 threads per SM.
   using level_params = launch_params<NT, VT, (P::min_ctas ? P::min_ctas : ctas_per_sm_for(1280, NT))>;
   struct level_storage {
     level_tile plan[NT];
+    std::int64_t split[NT / 4];  // the groups' search results, where level_split_lanes > 1
     int todo[NT];
     int num_todo;
     unsigned item, top_level;
@@ -863,23 +894,51 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
       for (std::int64_t base = first; base < tiles; base += grid * NT) {
         if (tid == 0) s.num_todo = 0;
         __syncthreads();
+        // The batch's plans, a thread a tile. Their Merge Path splits: by the same thread where the
+        // batch has many tiles; for a few, by groups of lanes, in log_lanes of the region's length
+        // in dependent loads where one thread takes log_2 (at 16384 keys a level of one tile took
+        // 8.2 us, a merge pass 4.4, one thread searching).
+        const std::int64_t left = (tiles - base + grid - 1) / grid;
+        const int batch = int(left < NT ? left : NT);
+        const int lanes = level_split_lanes<NT>(batch);
         std::int64_t t = base + tid * grid;
         if (t < tiles) {
-          level_tile lt = plan_level_tile<NV>(t, level, count, ends_p, keys, keys_alt, comp);
+          level_tile lt = plan_level_tile<NV>(t, level, count, ends_p);
           std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          bool merges = lt.level_of_region >= 0 && lt.region_begin < t1 && t0 < lt.region_end;
-          if (merges || lt.carry) {
-            s.plan[tid] = lt;
-            s.todo[atomicAdd(&s.num_todo, 1)] = tid;
+          if (lanes == 1 && lt.merges(t0, t1)) {
+            auto first = level_split_search(lt, false, t0, t1, level, keys, keys_alt, comp);
+            auto second = level_split_search(lt, true, t0, t1, level, keys, keys_alt, comp);
+            while (!first.done() || !second.done()) {
+              if (!first.done()) halve(first);
+              if (!second.done()) halve(second);
+            }
+            lt.a_begin = lt.region_begin + first.begin;
+            lt.a_end = lt.region_begin + second.begin;
           }
+          s.plan[tid] = lt;
+          if (lt.merges(t0, t1) || lt.carry) s.todo[atomicAdd(&s.num_todo, 1)] = tid;
         }
         __syncthreads();
+        if (lanes > 1) {
+          // Search q (of 2 batch) by threads [q lanes, (q + 1) lanes): tile q / 2's start or end.
+          const int q = tid / lanes, j = q / 2;
+          const std::int64_t t0 = (base + j * grid) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          const level_tile lt = j < batch ? s.plan[j] : level_tile{0, 0, 0, 0, 0, -1, 0};
+          auto search = level_split_search(lt, q & 1, t0, t1, level, keys, keys_alt, comp);
+          group_search(search, lanes);
+          if (tid % lanes == 0) s.split[q] = lt.region_begin + search.begin;
+          __syncthreads();
+        }
         int num_todo = s.num_todo;
         for (int i = 0; i < num_todo; ++i) {
           int j = s.todo[i];
           std::int64_t tile = base + j * grid;
           std::int64_t t0 = tile * NV, t1 = t0 + NV < count ? t0 + NV : count;
           level_tile lt = s.plan[j];
+          if (lanes > 1) {
+            lt.a_begin = s.split[2 * j];
+            lt.a_end = s.split[2 * j + 1];
+          }
           // Carried segments: copied, with a few loads in flight per thread (the copy loops), which
           // keeps this kernel's registers at the merge's.
           if (lt.carry) {
