@@ -74,6 +74,12 @@ MGPU_DEVICE void merge_tile(int tid, AKeys a_keys, AValues a_values, std::int64_
   }
 }
 
+// Output position p of a merge whose output occupies [region_begin, region_end), as a diagonal of
+// that merge (clamped to the region).
+MGPU_HOST_DEVICE std::int64_t region_diagonal(std::int64_t p, std::int64_t region_begin, std::int64_t region_end) {
+  return (p < region_begin ? region_begin : p > region_end ? region_end : p) - region_begin;
+}
+
 // A tile [t0, t1)'s share of the merge of src[region_begin, middle) with src[middle, region_end)
 // (both sorted), whose output occupies [region_begin, region_end): where the tile's outputs start
 // and end on the a side.
@@ -82,11 +88,9 @@ MGPU_HOST_DEVICE void region_split(KeysIt src, std::int64_t region_begin, std::i
                                    std::int64_t t0, std::int64_t t1, Comp comp, std::int64_t& a_begin,
                                    std::int64_t& a_end) {
   std::int64_t a_count = middle - region_begin, b_count = region_end - middle;
-  auto diag = [&](std::int64_t p) {
-    return (p < region_begin ? region_begin : p > region_end ? region_end : p) - region_begin;
-  };
   std::int64_t x0, x1;
-  merge_path_pair(src + region_begin, a_count, src + middle, b_count, diag(t0), diag(t1), comp, x0, x1);
+  merge_path_pair(src + region_begin, a_count, src + middle, b_count, region_diagonal(t0, region_begin, region_end),
+                  region_diagonal(t1, region_begin, region_end), comp, x0, x1);
   a_begin = region_begin + x0;
   a_end = region_begin + x1;
 }

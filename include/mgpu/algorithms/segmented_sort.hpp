@@ -343,10 +343,10 @@ struct level_tile {
   }
 };
 
-// A tile's part of merge level `level`, all but its Merge Path split (split_level_tile): the
-// segment straddling its run pair's middle (found in `ends`: the segment that holds the middle is
-// the first segment of the tile starting there) and which of the tile's end segments are carried
-// through the level.
+// A tile's part of merge level `level`, all but its Merge Path split (region_split, or for a
+// batch of a few tiles level_split_search by groups of lanes): the segment straddling its run
+// pair's middle (found in `ends`: the segment that holds the middle is the first segment of the
+// tile starting there) and which of the tile's end segments are carried through the level.
 template <int NV>
 MGPU_HOST_DEVICE level_tile plan_level_tile(std::int64_t t, int level, std::int64_t count, const tile_segments* ends) {
   run_pair pair(t * NV, std::int64_t(NV) << level, count);
@@ -382,10 +382,7 @@ MGPU_DEVICE merge_path_search<bounds::lower, const K*, const K*, std::int64_t, C
     Comp comp) {
   const bool merges = lt.merges(t0, t1);
   const K* src = writes_caller(lt.level_of_region, level) ? keys_alt : keys;
-  const std::int64_t p = end_side ? t1 : t0;
-  const std::int64_t diag = p < lt.region_begin ? 0
-                            : p > lt.region_end ? lt.region_end - lt.region_begin
-                                                : p - lt.region_begin;
+  const std::int64_t diag = region_diagonal(end_side ? t1 : t0, lt.region_begin, lt.region_end);
   return {src + lt.region_begin, merges ? lt.middle - lt.region_begin : 0,
           src + lt.middle,       merges ? lt.region_end - lt.middle : 0,
           merges ? diag : 0,     comp};
@@ -905,16 +902,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
         if (t < tiles) {
           level_tile lt = plan_level_tile<NV>(t, level, count, ends_p);
           std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          if (lanes == 1 && lt.merges(t0, t1)) {
-            auto first = level_split_search(lt, false, t0, t1, level, keys, keys_alt, comp);
-            auto second = level_split_search(lt, true, t0, t1, level, keys, keys_alt, comp);
-            while (!first.done() || !second.done()) {
-              if (!first.done()) halve(first);
-              if (!second.done()) halve(second);
-            }
-            lt.a_begin = lt.region_begin + first.begin;
-            lt.a_end = lt.region_begin + second.begin;
-          }
+          if (lanes == 1 && lt.merges(t0, t1))
+            region_split(writes_caller(lt.level_of_region, level) ? keys_alt : keys, lt.region_begin, lt.middle,
+                         lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
           s.plan[tid] = lt;
           if (lt.merges(t0, t1) || lt.carry) s.todo[atomicAdd(&s.num_todo, 1)] = tid;
         }
