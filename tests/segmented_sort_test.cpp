@@ -474,6 +474,28 @@ MGPU_TEST(SegmentedSort, LargeUint32) {
   check_every_description(ctx, keys, heads, mgpu::less<K>(), "mixed lengths");
 }
 
+#if defined(MGPU_BACKEND_CUDA)
+// Past segmented_sort_large_threshold, int keys alone merge their levels with CTAs of another shape
+// (segmented_sort_large_level_params, on sm_90): one segment, half of the keys in one, long
+// segments among short and empty ones. (The simulator compiles the portable shape, which
+// LargeUint32 covers at a size it runs quickly.)
+MGPU_TEST(SegmentedSort, Int32PastTheLargeThreshold) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  const std::int64_t nv = mgpu::segmented_sort_params<int>::nv;
+  const std::int64_t n = mgpu::segmented_sort_large_threshold + 5;
+  std::vector<int> keys = random_keys<int>(n, std::int64_t(1) << 20, rng);  // (repeats: stability shows)
+  check_every_description(ctx, keys, {0}, mgpu::less<int>(), "one segment");
+  std::vector<std::int64_t> half{0};
+  for (std::int64_t h = n / 2; h < n; h += 8) half.push_back(h);
+  check_every_description(ctx, keys, half, mgpu::less<int>(), "half in one");
+  std::vector<std::int64_t> mixed;
+  std::uniform_int_distribution<std::int64_t> length(0, 300 * nv), short_length(0, 50);
+  for (std::int64_t h = 7; h < n; h += mixed.size() % 4 == 3 ? length(rng) : short_length(rng)) mixed.push_back(h);
+  check_every_description(ctx, keys, mixed, mgpu::greater<int>(), "mixed lengths");
+}
+#endif
+
 MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) {
   mgpu::context ctx;
   const std::vector<int> original{3, 2, 1, 6, 5, 4};

@@ -63,6 +63,18 @@ namespace mgpu {
 template <typename K, typename V = empty_t>
 using segmented_sort_params = launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt>;
 
+// The merge levels' CTAs of a segmented sort of more than segmented_sort_large_threshold 4-byte
+// keys alone, when no shape is given: on sm_90 128 x 22 (the blocksort's tile, in half the
+// threads: a thread merges twice the keys a Merge Path search, as mergesort_large_params's do);
+// elsewhere segmented_sort_params. On an H200 (bench/results/2026-12-03_h200_segsort_level_shape.txt):
+// 2^24 and 2^26 keys in one segment, half in one, segments of 2^20: 0.89x-0.94x the time, of 2^14
+// 0.97x; 2^22 keys in half one segment 1.14x, hence the threshold; pairs 1.2x-1.9x.
+template <typename K, typename V = empty_t>
+using segmented_sort_large_level_params =
+    std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>),
+                       arch_params<segmented_sort_params<K, V>, launch_params<128, 22>>, segmented_sort_params<K, V>>;
+constexpr std::int64_t segmented_sort_large_threshold = std::int64_t(1) << 23;
+
 namespace detail {
 
 // The segment [begin, end) that contains `position`.
@@ -574,7 +586,161 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
   return true;
 }
 
-template <typename P, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
+// The merge levels of a segmented sort (section 2 of segmented_sort_impl) by CTAs of shape LP,
+// whose tile is the blocksort's (NV keys). The keys (values) of the blocksort's output are split
+// between the caller's arrays and the alternate ones as the segments' last levels say; ends and the
+// counters (top_level_p, then the work counter and the finished items) are the blocksort's.
+// top_from_ends: the blocksort recorded no highest level (sort_short_segments ran).
+template <typename LP, int NV, typename K, typename V, typename Comp>
+void merge_levels(K* keys, V* values, K* keys_alt, V* values_alt, std::int64_t count, int tiles, int levels,
+                  const tile_segments* ends_p, unsigned* top_level_p, bool top_from_ends, Comp comp, context& ctx) {
+  static_assert(LP::nv == NV, "the level kernel merges the blocksort's tiles");
+  unsigned* next_item_p = top_level_p + 1;
+  unsigned* items_done_p = top_level_p + 2;
+  // All levels in one launch of one wave of CTAs. A level is G work items (G the grid); item j
+  // takes tiles j, j + G, j + 2G, ..., plans a batch of up to LNT of them at once (a thread each,
+  // their Merge Path splits side by side, or for a batch of a few tiles by groups of lanes), then
+  // merges and carries those with work. CTAs claim items in order, level by level, from a
+  // counter, and an item of level k starts once all G items of level k - 1 have finished: a CTA
+  // only waits on items already claimed by running CTAs, so the wait always ends, however many
+  // CTAs the device runs at once. The levels above the highest one any segment needs are never
+  // claimed, and a launch per level is not paid for either.
+  // The level kernel plans and merges: left to itself the compiler gives it registers for both at
+  // once (80 for <128, 15> int keys), which leaves room for few CTAs. Unless params say otherwise,
+  // its registers are capped for 1280 threads per SM.
+  constexpr int LNT = LP::nt;
+  using level_params = launch_params<LNT, LP::vt, (LP::min_ctas ? LP::min_ctas : ctas_per_sm_for(1280, LNT))>;
+  struct level_storage {
+    level_tile plan[LNT];
+    std::int64_t split[LNT / 4];  // the groups' search results, where level_split_lanes > 1
+    int todo[LNT];
+    int num_todo;
+    unsigned item, top_level;
+    merge_storage<NV, K, V> merge;
+  };
+  auto level_pass = [=] MGPU_LAMBDA(int tid, int) {
+    __shared__ shared_storage<level_storage> storage;
+    level_storage& s = storage.get();
+    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
+    V* alt_values = values_alt;
+    const std::int64_t grid = gridDim.x;
+    // One more than the highest level any segment needs: as the blocksort recorded it, or, after
+    // the warps' kernel (which records none), from the tiles' ends (at most NT: a thread each).
+    // (Not after the blocksort too: graph replays of 10^4 keys were 1-3% slower with the scan.)
+    unsigned top_level;
+    if (top_from_ends) {
+      if (tid == 0) s.top_level = 0;
+      __syncthreads();
+      for (int t = tid; t < tiles; t += LNT) {
+        const tile_segments e = ends_p[t];
+        const std::int64_t t0 = std::int64_t(t) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+        const unsigned top = top_level_from(e, t0, t1, NV);
+        if (top) atomicMax(&s.top_level, top);
+      }
+      __syncthreads();
+      top_level = s.top_level;
+    } else {
+      top_level = *top_level_p;
+    }
+    const int top = top_level < unsigned(levels) ? int(top_level) : levels;
+    for (;;) {
+      if (tid == 0) s.item = atomicAdd(next_item_p, 1u);
+      __syncthreads();
+      const int level = int(s.item / unsigned(grid));
+      const std::int64_t first = s.item % unsigned(grid);
+      if (level >= top) return;  // (the same for the whole CTA: every later item is of a higher level)
+      if (level > 0) {
+        // Every item of the levels below is done. (No item finishes before the levels below it, so
+        // the count of finished items says so. Short sleeps: the whole grid waits here, once a level.)
+        if (tid == 0)
+          for (unsigned sleep = 32; load_acquire(items_done_p) < unsigned(level) * unsigned(grid);
+               sleep = sleep < 256 ? 2 * sleep : sleep)
+            backoff(sleep);
+        __syncthreads();
+      }
+      for (std::int64_t base = first; base < tiles; base += grid * LNT) {
+        if (tid == 0) s.num_todo = 0;
+        __syncthreads();
+        // The batch's plans, a thread a tile. Their Merge Path splits: by the same thread where the
+        // batch has many tiles; for a few, by groups of lanes, in log_lanes of the region's length
+        // in dependent loads where one thread takes log_2 (at 16384 keys a level of one tile took
+        // 8.2 us, a merge pass 4.4, one thread searching).
+        const std::int64_t left = (tiles - base + grid - 1) / grid;
+        const int batch = int(left < LNT ? left : LNT);
+        const int lanes = level_split_lanes<LNT>(batch);
+        std::int64_t t = base + tid * grid;
+        if (t < tiles) {
+          level_tile lt = plan_level_tile<NV>(t, level, count, ends_p);
+          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          if (lanes == 1 && lt.merges(t0, t1))
+            region_split(writes_caller(lt.level_of_region, level) ? keys_alt : keys, lt.region_begin, lt.middle,
+                         lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
+          s.plan[tid] = lt;
+          if (lt.merges(t0, t1) || lt.carry) s.todo[atomicAdd(&s.num_todo, 1)] = tid;
+        }
+        __syncthreads();
+        if (lanes > 1) {
+          // Search q (of 2 batch) by threads [q lanes, (q + 1) lanes): tile q / 2's start or end.
+          const int q = tid / lanes, j = q / 2;
+          const std::int64_t t0 = (base + j * grid) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          const level_tile lt = j < batch ? s.plan[j] : level_tile{0, 0, 0, 0, 0, -1, 0};
+          auto search = level_split_search(lt, q & 1, t0, t1, level, keys, keys_alt, comp);
+          group_search(search, lanes);
+          if (tid % lanes == 0) s.split[q] = lt.region_begin + search.begin;
+          __syncthreads();
+        }
+        int num_todo = s.num_todo;
+        for (int i = 0; i < num_todo; ++i) {
+          int j = s.todo[i];
+          std::int64_t tile = base + j * grid;
+          std::int64_t t0 = tile * NV, t1 = t0 + NV < count ? t0 + NV : count;
+          level_tile lt = s.plan[j];
+          if (lanes > 1) {
+            lt.a_begin = s.split[2 * j];
+            lt.a_end = s.split[2 * j + 1];
+          }
+          // Carried segments: copied, with a few loads in flight per thread (the copy loops), which
+          // keeps this kernel's registers at the merge's.
+          if (lt.carry) {
+            tile_segments e = ends_p[tile];
+            auto copy = [&](segment_span seg, int last) {
+              bool to_caller = writes_caller(last, level);
+              std::int64_t b = seg.begin > t0 ? seg.begin : t0, end = seg.end < t1 ? seg.end : t1;
+              cta_copy<LNT, 4>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
+              if constexpr (has_values_v<V>)
+                cta_copy<LNT, 4>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end,
+                                 tid);
+            };
+            if (lt.carry & 1) copy(e.first, e.first_level);
+            if (lt.carry & 2) copy(e.last, e.last_level);
+          }
+          std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
+          std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
+          if (lt.level_of_region >= 0 && m0 < m1) {
+            bool to_caller = writes_caller(lt.level_of_region, level);
+            const K* src_k = to_caller ? keys_alt : keys;
+            K* dst_k = to_caller ? keys : keys_alt;
+            const V* src_v = to_caller ? alt_values : caller_values;
+            V* dst_v = to_caller ? caller_values : alt_values;
+            merge_tile<level_params, K, V, list_addressing::choose_base, partial_tiles::common>(
+                tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
+                lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, int(m1 - m0), comp, s.merge);
+          }
+          __syncthreads();
+        }
+      }
+      // The item's writes, then its count: what the next level's items wait for.
+      __syncthreads();
+      if (tid == 0) {
+        thread_fence();
+        atomicAdd(items_done_p, 1u);
+      }
+    }
+  };
+  cta_launch<level_params>(level_pass, one_wave<level_params, decltype(level_pass)>(tiles, ctx), ctx);
+}
+
+template <typename P, typename LargeLP, typename K, typename V, typename Segments, typename ValuesIn, typename Comp>
 void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values, std::int64_t count, Segments segments,
                          Comp comp, context& ctx) {
   check_count(fn, "count", count);
@@ -604,8 +770,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   tile_segments* ends_p = reinterpret_cast<tile_segments*>(tile_state.data());
   unsigned* stored_p = reinterpret_cast<unsigned*>(tile_state.data() + ends_bytes);
   unsigned* top_level_p = stored_p + tiles;
-  unsigned* next_item_p = top_level_p + 1;
-  unsigned* items_done_p = top_level_p + 2;
+  unsigned* next_item_p = top_level_p + 1;  // (then the count of finished level items: merge_levels)
   // Temporaries first: a failed allocation must leave the caller's arrays untouched.
   buffer<K> keys_temp(levels ? count : 0, ctx);
   buffer<V> values_temp(levels && has_values_v<V> ? count : 0, ctx);
@@ -827,147 +992,16 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   if (levels == 0) return;
 
   // ---- 2. merge levels, for long segments ----
-  // All levels in one launch of one wave of CTAs. A level is G work items (G the grid); item j
-  // takes tiles j, j + G, j + 2G, ..., plans a batch of up to NT of them at once (a thread each,
-  // their Merge Path splits side by side, or for a batch of a few tiles by groups of lanes), then
-  // merges and carries those with work. CTAs claim items in order, level by level, from a
-  // counter, and an item of level k starts once all G items of level k - 1 have finished: a CTA
-  // only waits on items already claimed by running CTAs, so the wait always ends, however many
-  // CTAs the device runs at once. The levels above the highest one any segment needs are never
-  // claimed, and a launch per level is not paid for either.
-  // The level kernel plans and merges: left to itself the compiler gives it registers for both at
-  // once (80 for <128, 15> int keys), which leaves room for few CTAs. Unless params say otherwise,
-  // its registers are capped for 1280 threads per SM.
-  using level_params = launch_params<NT, VT, (P::min_ctas ? P::min_ctas : ctas_per_sm_for(1280, NT))>;
-  struct level_storage {
-    level_tile plan[NT];
-    std::int64_t split[NT / 4];  // the groups' search results, where level_split_lanes > 1
-    int todo[NT];
-    int num_todo;
-    unsigned item, top_level;
-    merge_storage<NV, K, V> merge;
-  };
   const bool top_from_ends = sorted;
-  auto level_pass = [=] MGPU_LAMBDA(int tid, int) {
-    __shared__ shared_storage<level_storage> storage;
-    level_storage& s = storage.get();
-    V* caller_values = values;  // (captured here: nvcc forbids a first capture inside `if constexpr`)
-    V* alt_values = values_alt;
-    const std::int64_t grid = gridDim.x;
-    // One more than the highest level any segment needs: as the blocksort recorded it, or, after
-    // the warps' kernel (which records none), from the tiles' ends (at most NT: a thread each).
-    // (Not after the blocksort too: graph replays of 10^4 keys were 1-3% slower with the scan.)
-    unsigned top_level;
-    if (top_from_ends) {
-      if (tid == 0) s.top_level = 0;
-      __syncthreads();
-      if (tid < tiles) {
-        const tile_segments e = ends_p[tid];
-        const std::int64_t t0 = std::int64_t(tid) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-        const unsigned top = top_level_from(e, t0, t1, NV);
-        if (top) atomicMax(&s.top_level, top);
-      }
-      __syncthreads();
-      top_level = s.top_level;
-    } else {
-      top_level = *top_level_p;
+  if constexpr (!std::is_same<LargeLP, P>::value) {
+    if (count > segmented_sort_large_threshold) {
+      merge_levels<LargeLP, NV>(keys, values, keys_alt, values_alt, count, tiles, levels, ends_p, top_level_p,
+                                top_from_ends, comp, ctx);
+      return;
     }
-    const int top = top_level < unsigned(levels) ? int(top_level) : levels;
-    for (;;) {
-      if (tid == 0) s.item = atomicAdd(next_item_p, 1u);
-      __syncthreads();
-      const int level = int(s.item / unsigned(grid));
-      const std::int64_t first = s.item % unsigned(grid);
-      if (level >= top) return;  // (the same for the whole CTA: every later item is of a higher level)
-      if (level > 0) {
-        // Every item of the levels below is done. (No item finishes before the levels below it, so
-        // the count of finished items says so. Short sleeps: the whole grid waits here, once a level.)
-        if (tid == 0)
-          for (unsigned sleep = 32; load_acquire(items_done_p) < unsigned(level) * unsigned(grid);
-               sleep = sleep < 256 ? 2 * sleep : sleep)
-            backoff(sleep);
-        __syncthreads();
-      }
-      for (std::int64_t base = first; base < tiles; base += grid * NT) {
-        if (tid == 0) s.num_todo = 0;
-        __syncthreads();
-        // The batch's plans, a thread a tile. Their Merge Path splits: by the same thread where the
-        // batch has many tiles; for a few, by groups of lanes, in log_lanes of the region's length
-        // in dependent loads where one thread takes log_2 (at 16384 keys a level of one tile took
-        // 8.2 us, a merge pass 4.4, one thread searching).
-        const std::int64_t left = (tiles - base + grid - 1) / grid;
-        const int batch = int(left < NT ? left : NT);
-        const int lanes = level_split_lanes<NT>(batch);
-        std::int64_t t = base + tid * grid;
-        if (t < tiles) {
-          level_tile lt = plan_level_tile<NV>(t, level, count, ends_p);
-          std::int64_t t0 = t * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          if (lanes == 1 && lt.merges(t0, t1))
-            region_split(writes_caller(lt.level_of_region, level) ? keys_alt : keys, lt.region_begin, lt.middle,
-                         lt.region_end, t0, t1, comp, lt.a_begin, lt.a_end);
-          s.plan[tid] = lt;
-          if (lt.merges(t0, t1) || lt.carry) s.todo[atomicAdd(&s.num_todo, 1)] = tid;
-        }
-        __syncthreads();
-        if (lanes > 1) {
-          // Search q (of 2 batch) by threads [q lanes, (q + 1) lanes): tile q / 2's start or end.
-          const int q = tid / lanes, j = q / 2;
-          const std::int64_t t0 = (base + j * grid) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          const level_tile lt = j < batch ? s.plan[j] : level_tile{0, 0, 0, 0, 0, -1, 0};
-          auto search = level_split_search(lt, q & 1, t0, t1, level, keys, keys_alt, comp);
-          group_search(search, lanes);
-          if (tid % lanes == 0) s.split[q] = lt.region_begin + search.begin;
-          __syncthreads();
-        }
-        int num_todo = s.num_todo;
-        for (int i = 0; i < num_todo; ++i) {
-          int j = s.todo[i];
-          std::int64_t tile = base + j * grid;
-          std::int64_t t0 = tile * NV, t1 = t0 + NV < count ? t0 + NV : count;
-          level_tile lt = s.plan[j];
-          if (lanes > 1) {
-            lt.a_begin = s.split[2 * j];
-            lt.a_end = s.split[2 * j + 1];
-          }
-          // Carried segments: copied, with a few loads in flight per thread (the copy loops), which
-          // keeps this kernel's registers at the merge's.
-          if (lt.carry) {
-            tile_segments e = ends_p[tile];
-            auto copy = [&](segment_span seg, int last) {
-              bool to_caller = writes_caller(last, level);
-              std::int64_t b = seg.begin > t0 ? seg.begin : t0, end = seg.end < t1 ? seg.end : t1;
-              cta_copy<NT, 4>(to_caller ? keys_alt : keys, to_caller ? keys : keys_alt, b, end, tid);
-              if constexpr (has_values_v<V>)
-                cta_copy<NT, 4>(to_caller ? alt_values : caller_values, to_caller ? caller_values : alt_values, b, end,
-                                tid);
-            };
-            if (lt.carry & 1) copy(e.first, e.first_level);
-            if (lt.carry & 2) copy(e.last, e.last_level);
-          }
-          std::int64_t m0 = lt.region_begin > t0 ? lt.region_begin : t0;
-          std::int64_t m1 = lt.region_end < t1 ? lt.region_end : t1;
-          if (lt.level_of_region >= 0 && m0 < m1) {
-            bool to_caller = writes_caller(lt.level_of_region, level);
-            const K* src_k = to_caller ? keys_alt : keys;
-            K* dst_k = to_caller ? keys : keys_alt;
-            const V* src_v = to_caller ? alt_values : caller_values;
-            V* dst_v = to_caller ? caller_values : alt_values;
-            merge_tile<P, K, V, list_addressing::choose_base, partial_tiles::common>(
-                tid, src_k, src_v, lt.a_begin, lt.a_end, src_k, src_v, lt.middle + m0 - lt.a_begin,
-                lt.middle + m1 - lt.a_end, dst_k, dst_v, m0, int(m1 - m0), comp, s.merge);
-          }
-          __syncthreads();
-        }
-      }
-      // The item's writes, then its count: what the next level's items wait for.
-      __syncthreads();
-      if (tid == 0) {
-        thread_fence();
-        atomicAdd(items_done_p, 1u);
-      }
-    }
-  };
-  cta_launch<level_params>(level_pass, one_wave<level_params, decltype(level_pass)>(tiles, ctx), ctx);
+  }
+  merge_levels<P, NV>(keys, values, keys_alt, values_alt, count, tiles, levels, ends_p, top_level_p, top_from_ends,
+                      comp, ctx);
 }
 
 }  // namespace detail
@@ -980,21 +1014,24 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
 template <typename params = void, typename K, typename Segments, typename Comp>
 void segmented_sort(K* keys, std::int64_t count, Segments segments, Comp comp, context& ctx) {
   using P = params_or<params, segmented_sort_params<K>>;
+  using LargeLP = params_or<params, segmented_sort_large_level_params<K>>;
   MGPU_REQUIRE_SEGMENTS(Segments);
   MGPU_REQUIRE_COMPARATOR(Comp, K);
   if constexpr (is_segment_description_v<Segments> && is_comparator_v<Comp, K>)
-    detail::segmented_sort_impl<P, K, empty_t>("mgpu::segmented_sort", keys, constant_iterator<empty_t>(),
-                                               static_cast<empty_t*>(nullptr), count, segments, comp, ctx);
+    detail::segmented_sort_impl<P, LargeLP, K, empty_t>("mgpu::segmented_sort", keys, constant_iterator<empty_t>(),
+                                                        static_cast<empty_t*>(nullptr), count, segments, comp, ctx);
 }
 
 // Key-value pairs: values[i] moves with keys[i].
 template <typename params = void, typename K, typename V, typename Segments, typename Comp>
 void segmented_sort(K* keys, V* values, std::int64_t count, Segments segments, Comp comp, context& ctx) {
   using P = params_or<params, segmented_sort_params<K, V>>;
+  using LargeLP = params_or<params, segmented_sort_large_level_params<K, V>>;
   MGPU_REQUIRE_SEGMENTS(Segments);
   MGPU_REQUIRE_COMPARATOR(Comp, K);
   if constexpr (is_segment_description_v<Segments> && is_comparator_v<Comp, K>)
-    detail::segmented_sort_impl<P, K, V>("mgpu::segmented_sort", keys, values, values, count, segments, comp, ctx);
+    detail::segmented_sort_impl<P, LargeLP, K, V>("mgpu::segmented_sort", keys, values, values, count, segments, comp,
+                                                  ctx);
 }
 
 // Sorts keys as segmented_sort does and writes the permutation: indices[i] is the original
@@ -1003,11 +1040,12 @@ template <typename params = void, typename K, typename Index, typename Segments,
 void segmented_sort_indices(K* keys, std::int64_t count, Segments segments, Index* indices, Comp comp, context& ctx) {
   static_assert(std::is_integral<Index>::value, "indices are integers");
   using P = params_or<params, segmented_sort_params<K, Index>>;
+  using LargeLP = params_or<params, segmented_sort_large_level_params<K, Index>>;
   MGPU_REQUIRE_SEGMENTS(Segments);
   MGPU_REQUIRE_COMPARATOR(Comp, K);
   if constexpr (is_segment_description_v<Segments> && is_comparator_v<Comp, K>)
-    detail::segmented_sort_impl<P, K, Index>("mgpu::segmented_sort_indices", keys, make_counting_iterator<Index>(0),
-                                             indices, count, segments, comp, ctx);
+    detail::segmented_sort_impl<P, LargeLP, K, Index>(
+        "mgpu::segmented_sort_indices", keys, make_counting_iterator<Index>(0), indices, count, segments, comp, ctx);
 }
 
 }  // namespace mgpu
