@@ -625,8 +625,8 @@ void merge_levels(K* keys, V* values, K* keys_alt, V* values_alt, std::int64_t c
     V* alt_values = values_alt;
     const std::int64_t grid = gridDim.x;
     // One more than the highest level any segment needs: as the blocksort recorded it, or, after
-    // the warps' kernel (which records none), from the tiles' ends (at most NT: a thread each).
-    // (Not after the blocksort too: graph replays of 10^4 keys were 1-3% slower with the scan.)
+    // the warps' kernel (which records none), from the tiles' ends (at most the blocksort's NT: LNT threads, a few
+    // each). (Not after the blocksort too: graph replays of 10^4 keys were 1-3% slower with the scan.)
     unsigned top_level;
     if (top_from_ends) {
       if (tid == 0) s.top_level = 0;
