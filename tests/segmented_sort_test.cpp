@@ -475,10 +475,9 @@ MGPU_TEST(SegmentedSort, LargeUint32) {
 }
 
 #if defined(MGPU_BACKEND_CUDA)
-// Past segmented_sort_large_threshold, int keys alone and with int indices merge their levels with
-// CTAs of other shapes (segmented_sort_large_level_params, on sm_90; the pairs here carry 8-byte
-// values, the default shape): one segment, half of the keys in one, long segments among short and
-// empty ones. (The simulator compiles the portable shape, which
+// Past segmented_sort_large_threshold, int keys alone merge their levels with CTAs of another shape
+// (segmented_sort_large_level_params, on sm_90): one segment, half of the keys in one, long
+// segments among short and empty ones. (The simulator compiles the portable shape, which
 // LargeUint32 covers at a size it runs quickly.)
 MGPU_TEST(SegmentedSort, Int32PastTheLargeThreshold) {
   mgpu::context ctx;

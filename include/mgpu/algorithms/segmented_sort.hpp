@@ -58,28 +58,28 @@
 namespace mgpu {
 
 // The mergesort's tiles (bench/tune.cu segshapes: smaller CTAs, <128, 15>, sort short segments up to
-// 15% faster but a single long segment 10% slower), without mergesort's minimum of CTAs an SM (not
-// measured on these kernels).
-template <typename K, typename V = empty_t>
-using segmented_sort_params = launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt>;
-
-// The merge levels' CTAs of a segmented sort of more than segmented_sort_large_threshold keys,
-// when no shape is given, on sm_90 (elsewhere segmented_sort_params). 4-byte keys alone: 128 x 22
-// (the blocksort's tile, in half the threads: a thread merges twice the keys a Merge Path search, as
-// mergesort_large_params's do). On an H200 (bench/results/2026-12-03_h200_segsort_level_shape.txt):
-// 2^24 and 2^26 keys in one segment, half in one, segments of 2^20: 0.89x-0.94x the time, of 2^14
-// 0.97x; 2^22 keys in half one segment 1.14x, hence the threshold; pairs at 128 x 22 1.2x-1.9x; caps
-// of 12-16 CTAs an SM (spills) 1.15x-1.6x. Pairs of at most 8 bytes: the blocksort's shape capped
-// for 4 CTAs an SM (64 registers) instead of the levels' default 5: one segment 0.89x the time at
-// 2^24 and 2^26, segments of 2^14 0.97x-0.99x; 6 CTAs 1.2x-1.5x
+// 15% faster but a single long segment 10% slower). Keys alone: no minimum of CTAs an SM (the
+// blocksort takes its own, below). Pairs (and indices) of at most 8 bytes: 4 CTAs an SM (64
+// registers) for the blocksort and the merge levels alike, where the blocksort took what it liked
+// and the levels a cap for 5 CTAs: on an H200, 10^6 to 2^23 pairs in one segment, half in one,
+// segments of 2^14 and 2^20, 0.83x-0.94x the time; 2^24 and 2^26, the levels alone at 4 CTAs, one
+// segment 0.89x, segments of 2^14 0.97x-0.99x, at 6 CTAs 1.2x-1.5x
 // (bench/results/2026-12-03_h200_segsort_level_grid_caps.txt).
 template <typename K, typename V = empty_t>
-using segmented_sort_large_level_params = std::conditional_t<
-    (sizeof(K) <= 4 && !has_values_v<V>), arch_params<segmented_sort_params<K, V>, launch_params<128, 22>>,
-    std::conditional_t<(has_values_v<V> && sizeof(K) + sizeof(V) <= 8),
-                       arch_params<segmented_sort_params<K, V>,
-                                   launch_params<segmented_sort_params<K, V>::nt, segmented_sort_params<K, V>::vt, 4>>,
-                       segmented_sort_params<K, V>>>;
+using segmented_sort_params = launch_params<mergesort_params<K, V>::nt, mergesort_params<K, V>::vt,
+                                            (has_values_v<V> && sizeof(K) + sizeof(V) <= 8 ? 4 : 0)>;
+
+// The merge levels' CTAs of a segmented sort of more than segmented_sort_large_threshold 4-byte
+// keys alone, when no shape is given: on sm_90 128 x 22 (the blocksort's tile, in half the
+// threads: a thread merges twice the keys a Merge Path search, as mergesort_large_params's do);
+// elsewhere segmented_sort_params. On an H200 (bench/results/2026-12-03_h200_segsort_level_shape.txt):
+// 2^24 and 2^26 keys in one segment, half in one, segments of 2^20: 0.89x-0.94x the time, of 2^14
+// 0.97x; 2^22 keys in half one segment 1.14x, hence the threshold; pairs 1.2x-1.9x; caps of 12-16
+// CTAs an SM (spills) 1.15x-1.6x (..._segsort_level_grid_caps.txt).
+template <typename K, typename V = empty_t>
+using segmented_sort_large_level_params =
+    std::conditional_t<(sizeof(K) <= 4 && !has_values_v<V>),
+                       arch_params<segmented_sort_params<K, V>, launch_params<128, 22>>, segmented_sort_params<K, V>>;
 constexpr std::int64_t segmented_sort_large_threshold = std::int64_t(1) << 23;
 
 namespace detail {
