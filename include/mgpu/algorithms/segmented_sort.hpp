@@ -785,8 +785,9 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   V* values_alt = values_temp.data();
 
   // ---- 1. blocksort: each tile's segments sorted on their own; then short crossings merged ----
-  // Unless params say otherwise, keys-only blocksorts are compiled for 1536 threads per SM: on the
-  // H100 that made every profile 2-5% faster, where for pairs the spills it causes cost up to 20%.
+  // Unless params say otherwise (pairs of at most 8 bytes do: segmented_sort_params), keys-only
+  // blocksorts are compiled for 1536 threads per SM: on the H100 that made every profile 2-5%
+  // faster, where for pairs the spills it causes cost up to 20%; other pairs are left uncapped.
   using blocksort_params = launch_params<NT, VT,
                                          (P::min_ctas       ? P::min_ctas
                                           : has_values_v<V> ? 0
