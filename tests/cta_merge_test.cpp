@@ -572,6 +572,66 @@ MGPU_TEST(CtaMerge, CtaSortOfOneWarpSortsPerWarp) {
   }
 }
 
+// cta_sort<32>::sort_group: warps of groups of 1, 2, 4, ..., 32 lanes (one size a warp), each group
+// sorting its own chunk of G * VT keys, with its own count (0, all of it, or random) and its own
+// part of the warp's shared memory: every chunk against std::stable_sort, keys and positions.
+MGPU_TEST(CtaMerge, CtaSortGroupsOfLanesSortPerGroup) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  constexpr int VT = 5, per_warp = 32 * VT, warps = 4, ctas = 3, total_warps = warps * ctas;
+  std::vector<int> keys = random_keys<int>(std::int64_t(total_warps) * per_warp, 9, rng);
+  std::vector<int> counts;  // per warp w (lanes of 1 << (w % 6)), per group
+  for (int w = 0; w < total_warps; ++w) {
+    const int G = 1 << (w % 6);
+    for (int g = 0; g < 32 / G; ++g)
+      counts.push_back(g == 0 ? G * VT : g == 1 ? 0 : int(rng() % std::uint64_t(G * VT + 1)));
+  }
+  mgpu::buffer<int> k(keys, ctx), n(counts, ctx), sorted = poisoned<int>(std::int64_t(keys.size()), ctx),
+                                                  positions = poisoned<int>(std::int64_t(keys.size()), ctx);
+  const int *pk = k.data(), *pn = n.data();
+  int *ps = sorted.data(), *pp = positions.data();
+  mgpu::cta_launch<32 * warps>(
+      [=] MGPU_LAMBDA(int tid, int cta) {
+        using sort_t = mgpu::cta_sort<32, VT, int, int>;
+        __shared__ int runs[warps][32 * VT + 32];  // per group: G * VT + 1 keys (or positions)
+        const int w = warps * cta + tid / 32, lane = tid % 32, G = 1 << (w % 6), g = lane / G, rank = lane % G;
+        int first_count = 0;  // the warp's first group's index among all groups
+        for (int v = 0; v < w; ++v) first_count += 32 >> (v % 6);
+        const int count = pn[first_count + g], base = w * per_warp + g * G * VT;
+        mgpu::array_t<int, VT> x, at;
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i) {
+          at[i] = VT * rank + i;
+          x[i] = pk[base + at[i]];
+        }
+        int* run = runs[tid / 32] + g * (G * VT + 1);
+        sort_t::sort_group(x, at, run, run, rank, G, count, mgpu::less<int>());
+        MGPU_UNROLL
+        for (int i = 0; i < VT; ++i)
+          if (VT * rank + i < count) ps[base + VT * rank + i] = x[i], pp[base + VT * rank + i] = at[i];
+      },
+      ctas, ctx);
+  std::vector<int> got_keys = sorted.to_host(), got_positions = positions.to_host();
+  std::size_t group_index = 0;
+  for (int w = 0; w < total_warps; ++w) {
+    const int G = 1 << (w % 6);
+    for (int g = 0; g < 32 / G; ++g, ++group_index) {
+      const int base = w * per_warp + g * G * VT, count = counts[group_index];
+      std::vector<int> chunk(keys.begin() + base, keys.begin() + base + G * VT), expected_keys, expected_positions;
+      stable_sort_range(chunk, 0, count, mgpu::less<int>(), expected_keys, expected_positions);
+      for (int i = 0; i < G * VT; ++i) {
+        const std::size_t at = std::size_t(base + i);
+        if (i < count) {
+          ASSERT_EQ(expected_keys[std::size_t(i)], got_keys[at]) << "warp " << w << ", group " << g << " at " << i;
+          ASSERT_EQ(expected_positions[std::size_t(i)], got_positions[at]) << "warp " << w << ", group " << g;
+        } else {
+          ASSERT_EQ(poison<int>(), got_keys[at]) << "warp " << w << ", group " << g << ", past its count at " << i;
+        }
+      }
+    }
+  }
+}
+
 // odd_even_sort on one thread's registers, in a user kernel and on the host: all VT keys and the
 // first `valid` of them (the rest must not move), stability through positions.
 MGPU_TEST(CtaMerge, OddEvenSortSortsOneThreadsRegisters) {

@@ -153,6 +153,32 @@ MGPU_TEST(SegmentedSort, ManyLevelsWithSmallTiles) {
   check_segmented_sort<small>(ctx, keys, late, mgpu::less<int>());
 }
 
+// Past group_min_tiles * NT tiles (12 * 32 tiles of 96 keys here), segments averaging more than 16
+// keys take batches sorted by groups of lanes (sort_segment_batches), which leave segments longer
+// than a tile to the blocksort's code and the levels: of up to 60 keys; of up to 40 with one of 90
+// to 400 every 30th (batches deferred whole); with one of 2000 every 100th (tiles' parts); pairs
+// and indices too.
+MGPU_TEST(SegmentedSort, ShortSegmentsPastManyTilesTakeGroupsOfLanes) {
+  mgpu::context ctx;
+  MGPU_SEEDED_RNG(rng);
+  using small = mgpu::launch_params<32, 3>;
+  const std::int64_t n = (mgpu::detail::group_min_tiles * 32 + 7) * small::nv + 5;
+  std::vector<int> keys = random_keys<int>(n, 50, rng);
+  // (By heads only: the path is theirs; flags take the blocksort, which the tests above cover.)
+  auto check = [&](const std::vector<int>& heads, auto comp) {
+    mgpu::buffer<int> h(heads, ctx);
+    check_segments<small>(ctx, keys, mgpu::segments_by_heads(h.data(), std::int64_t(heads.size())), heads, comp,
+                          "heads");
+  };
+  check(random_heads(n, 60, rng), mgpu::greater<int>());
+  for (int every : {30, 100}) {
+    std::vector<int> mixed;
+    std::uniform_int_distribution<int> short_length(0, 40), long_length(90, every == 30 ? 400 : 2000);
+    for (int h = 0; h < n; h += mixed.size() % every == 0 ? long_length(rng) : short_length(rng)) mixed.push_back(h);
+    check(mixed, mgpu::less<int>());
+  }
+}
+
 // More tiles than a warp each can search for its end segments (lanes_per_search below 32: 32
 // lanes a tile would pass a quarter of the device's resident threads): the ends kernel then gives
 // each tile a thread, where the inputs above all take a warp a tile.
@@ -493,6 +519,16 @@ MGPU_TEST(SegmentedSort, Int32PastTheLargeThreshold) {
   std::uniform_int_distribution<std::int64_t> length(0, 300 * nv), short_length(0, 50);
   for (std::int64_t h = 7; h < n; h += mixed.size() % 4 == 3 ? length(rng) : short_length(rng)) mixed.push_back(h);
   check_every_description(ctx, keys, mixed, mgpu::greater<int>(), "mixed lengths");
+  // Short segments (the batches of groups of lanes, past NT tiles) with a longer one every 50th
+  // (a batch deferred to the blocksort's code) and one longer than a tile every 500th (its tiles'
+  // parts and the levels).
+  std::vector<std::int64_t> mostly_short;
+  std::uniform_int_distribution<std::int64_t> up_to_200(0, 200), up_to_2000(385, 2000), past_a_tile(nv + 1, 5 * nv);
+  for (std::int64_t h = 0; h < n; h += mostly_short.size() % 500 == 499 ? past_a_tile(rng)
+                                       : mostly_short.size() % 50 == 49 ? up_to_2000(rng)
+                                                                        : up_to_200(rng))
+    mostly_short.push_back(h);
+  check_every_description(ctx, keys, mostly_short, mgpu::less<int>(), "mostly short");
 }
 #endif
 
@@ -549,7 +585,7 @@ MGPU_TEST(SegmentedSort, IndicesFlagsAndValuesBadArgumentsThrowAndWriteNothing) 
 // Issue 20: the merge levels take one launch however many there are: sorts of 5 and of 40 tiles
 // (3 and 6 levels) enqueue the same work, for short segments (no level has any) and for one
 // segment (every level merges): the tiles' ends (by heads they also find the tiles' heads, and
-// they zero the counters), the blocksort and the levels. (Segments of 300: longer than a warp
+// they zero the counters), the blocksort and the levels. (Segments of 500: longer than a warp
 // sorts on its own.) Segments of 8 or 100 by heads in 5 tiles take a warp a segment, in a kernel
 // that also finds the tiles' ends: two launches. (Segments of 8 in 40 tiles make more than three
 // waves of those CTAs on an H100, and the blocksort runs.)
@@ -559,7 +595,7 @@ MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
   const std::int64_t most = 40 * nv;
   mgpu::buffer<int> keys(most, ctx);
   keys.fill(1);
-  mgpu::buffer<int> short_heads(fixed_heads(most, 300), ctx), one_head(std::vector<int>{0}, ctx),
+  mgpu::buffer<int> short_heads(fixed_heads(most, 500), ctx), one_head(std::vector<int>{0}, ctx),
       warp_heads(fixed_heads(most, 8), ctx), warp_merge_heads(fixed_heads(most, 100), ctx);
   int* k = keys.data();
   auto call = [&](const mgpu::buffer<int>& heads, std::int64_t length, std::int64_t n) {
@@ -568,7 +604,7 @@ MGPU_TEST(SegmentedSort, MergeLevelsAreOneLaunch) {
     return count_enqueued([&](mgpu::context& c) { mgpu::segmented_sort(k, n, segments, mgpu::less<>(), c); });
   };
   for (const mgpu::buffer<int>* heads : {&short_heads, &one_head}) {
-    enqueued few = call(*heads, 300, 5 * nv), many = call(*heads, 300, most);
+    enqueued few = call(*heads, 500, 5 * nv), many = call(*heads, 500, most);
     EXPECT_EQ(few, many);
     EXPECT_EQ(few.kernels, 3);
   }

@@ -26,12 +26,16 @@
 // blocksort and a level launch that ends at once, whatever the size. An input of one tile is its
 // blocksort alone: one launch, no temporaries (and the plain blocksort if it is one segment).
 // By heads, an input of one tile or of at most NT tiles whose segments average at most
-// short_segment_max keys (256 for 4-byte keys and values) takes a CTA per NT / 32 segments in place of the
+// warp_segment_max keys (256 for 4-byte keys and values) takes a CTA per NT / 32 segments in place of the
 // blocksort: a warp sorts each segment of up to 32 keys in registers (warp_sort), one of up to
-// short_segment_max by a merge sort of its own (cta_sort of one warp), and only a CTA holding a
-// longer one runs the blocksort's code on it. With several tiles the same kernel also finds the
-// tiles' ends and sorts the tiles' parts of the segments longer than a tile (the levels merge
-// them): two launches in all.
+// warp_segment_max by a merge sort of its own, and only a CTA holding a longer one runs the
+// blocksort's code on it. With several tiles the same kernel also finds the tiles' ends and sorts
+// the tiles' parts of the segments longer than a tile (the levels merge them): two launches in all.
+// Past 12 NT tiles (about 2^23 4-byte keys), segments that average 17 to group_segment_max keys
+// (384 for 4-byte keys alone) take batches of segments instead, a few a warp, each sorted by a group
+// of as few lanes as its length allows (1 to 32, up to 12 keys a lane), in a kernel of their own
+// after the tiles' ends; a third launch sorts what they deferred (batches with a longer segment,
+// tiles' parts of segments longer than a tile) with the blocksort's code.
 #pragma once
 
 #include "../core/buffer.hpp"
@@ -43,7 +47,6 @@
 #include "../cta/cta_sort.hpp"
 #include "../cta/loadstore.hpp"
 #include "../cta/search.hpp"
-#include "../cta/warp_sort.hpp"
 #include "merge.hpp"
 #include "mergesort.hpp"
 #include "partition.hpp"
@@ -323,7 +326,8 @@ MGPU_DEVICE tile_segments find_tile_segments(const Index& index, int tile, int t
 }
 
 // Every tile's end segments into ends[t], by a thread or (ByWarp) a warp each; and the blocksort's
-// flags zeroed (stored[t]), with the levels' three counters after them.
+// flags zeroed (stored[t]), with the four counters after them (the levels' three, and
+// sort_segment_batches's count of deferred work).
 template <int NV, bool ByWarp, typename Index>
 void find_all_tile_segments(const Index& index, int tiles, std::int64_t count, tile_segments* ends, unsigned* stored,
                             unsigned* counters, context& ctx) {
@@ -338,7 +342,7 @@ void find_all_tile_segments(const Index& index, int tiles, std::int64_t count, t
           ends[t] = e;
           stored[t] = 0;
           if (t == 0)
-            for (int i = 0; i < 3; ++i) counters[i] = 0;
+            for (int i = 0; i < 4; ++i) counters[i] = 0;
         }
       },
       div_up(tiles, per_cta), ctx);
@@ -417,47 +421,197 @@ MGPU_HOST_DEVICE int level_split_lanes(int batch) {
   return lanes >= 4 ? lanes : 1;
 }
 
-// Steps per lane of the merge sort by which a warp sorts a segment of 33 keys or more
-// (sort_short_segments): up to 8, fewer for larger keys or values, so that the 8 warps of a CTA keep
-// their runs in about 8 KiB of shared memory beside the blocksort's (within the 48 KiB a kernel
-// may declare); below 2, none (segments of more than 32 keys then take the blocksort's code).
+// Keys a lane holds in the groups of lanes that sort short segments (sort_segment_group): 48 bytes
+// of keys alone (12 of 4 bytes), 40 of the larger of key and value for pairs (10 of 4 bytes: the
+// form measured; at least 1), so that a CTA's 8 warps keep their groups' runs in at most about
+// 13 KiB of shared memory. Not a power of two: the runs' stores and merges meet fewer bank
+// conflicts (on an H200, 2^26 keys in segments of 128 by groups of 16 lanes of 8 keys took 0.50
+// ms, in segments of 160 by 16 lanes of 10, 0.34 ms:
+// bench/results/2026-12-03_h200_segsort_groups_of_lanes.txt).
+template <typename K, typename V>
+constexpr int group_sort_vt() {
+  constexpr int bytes = int(sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
+  constexpr int vt = (has_values_v<V> ? 40 : 48) / bytes;
+  return vt > 12 ? 12 : vt < 1 ? 1 : vt;
+}
+// The longest segment a group of lanes sorts: a whole warp's.
+template <typename K, typename V>
+constexpr int group_segment_max() {
+  return warp_size * group_sort_vt<K, V>();
+}
+// Past group_min_tiles * NT tiles (about 2^23 keys with the default tiles of 4-byte keys: 12 * 256
+// tiles of 2816), segments by heads that average more than group_min_average keys (shorter ones:
+// the blocksort's tiles of a thread a segment) and at most group_segment_max take
+// sort_segment_batches.
+constexpr int group_min_tiles = 12;
+constexpr std::int64_t group_min_average = 16;
+
+// Keys a lane holds where a warp sorts a segment of 33 keys or more on its own (sort_short_segments):
+// up to 8, fewer for larger keys or values, so that the 8 warps of a CTA keep their runs in about 8
+// KiB of shared memory beside the blocksort's (within the 48 KiB a kernel may declare); below 2,
+// none (segments of more than 32 keys then take the blocksort's code).
 template <typename K, typename V>
 constexpr int warp_merge_vt() {
   constexpr int bytes = int(sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
   constexpr int vt = 8 * 1024 / (8 * warp_size * bytes);
   return vt > 8 ? 8 : vt < 2 ? 1 : vt;
 }
-// The longest segment a warp sorts on its own.
+// The longest segment a warp sorts on its own in sort_short_segments.
 template <typename K, typename V>
-constexpr int short_segment_max() {
-  return warp_size * warp_merge_vt<K, V>();
+constexpr int warp_segment_max() {
+  return warp_merge_vt<K, V>() > 1 ? warp_size * warp_merge_vt<K, V>() : warp_size;
 }
 
-// Segments by heads that average at most short_segment_max keys, in one tile or a few: their
-// segments [h(s - 1), h(s)) numbered s = 0 .. num_heads (h(-1) = 0, h(num_heads) = count), CTAs of
-// NT / 32 warps take NT / 32 consecutive segments, a warp each. A warp sorts a segment of at most 32
-// keys in registers (warp_sort), one of at most short_segment_max keys by a merge sort of its own
-// (cta_sort of 32 threads, whose barriers are the warp's: warp_merge_vt keys a lane, then up to five
-// merge rounds in the warp's shared memory), and writes it back in place; a CTA with a longer
-// segment among its own sorts their whole range with `sort_range`, in pieces of at most NV keys that
-// begin and end on segment boundaries. Shared memory is touched only where a segment is longer than
-// 32 keys. With several tiles (`ends` not null) CTA t also finds tile t's end segments, for the
-// merge levels (ends[t]; CTA 0 zeroes the levels' two counters, level_counters[0, 2)), and sorts
-// tile t's parts of the segments longer than a tile (`sort_range` on a part, before its groups),
-// which the groups leave alone: no launch before this one and no decision across the grid, where
-// finding the ends first took a launch, whose host cost (about 3.4 us on the H100's host) showed
-// in calls of 10^4 keys. Returns false, launching nothing, where the grid for several tiles would
-// take more than three waves of CTAs: on an H100 (2 CTAs an SM: the blocksort's code takes about
-// 120 registers) 10^5 int keys in segments of 16 (2.96 waves) sorted 1.08x faster than by the
-// blocksort, in segments of 8 (5.9 waves) 1.21x slower
-// (bench/results/2026-11-27_h100_segsort_warp_tiles_ab.txt).
+// A warp's groups' shared memory: for groups of G lanes, 32 / G runs of G * VT + 1 keys (or
+// values); a group of one lane merges nothing.
+template <int VT, typename K, typename V>
+union group_sort_storage {
+  K keys[warp_size * VT + warp_size / 2];
+  V values[warp_size * VT + warp_size / 2];
+};
+
+// One pass of a warp over segments [first, last) of a batch whose boundaries are bounds[]: lanes
+// [G g, G g + G) sort segment first + g (for g < 32 / G), VT keys a lane in thread order (a merge
+// sort of G lanes, log2(G) rounds in the group's shared memory: cta_sort::sort_group), and write
+// it back in place (every load before the first store). Every lane of the warp calls, with the
+// same arguments; each of those segments holds at most G * VT keys. (G is a run-time value: with
+// one copy of the code per group size the kernel took 118 registers, with one, about 40.)
+template <int VT, typename K, typename ValuesIn, typename V, typename Comp>
+MGPU_DEVICE void sort_segment_group(int lane, int G, const std::int64_t* bounds, int first, int last, K* keys,
+                                    ValuesIn values_in, V* values, group_sort_storage<VT, K, V>& storage, Comp comp) {
+  const int g = lane / G, rank = lane % G, segment = first + g;
+  const std::int64_t begin = segment < last ? bounds[segment] : 0;
+  const int length = segment < last ? int(bounds[segment + 1] - begin) : 0;
+  array_t<K, VT> k;
+  array_t<V, VT> v;
+  if (length > 0) {
+    MGPU_UNROLL
+    for (int i = 0; i < VT; ++i) {
+      const std::int64_t at = begin + (VT * rank + i < length ? VT * rank + i : 0);
+      k[i] = keys[at];
+      if constexpr (has_values_v<V>) v[i] = values_in[at];
+    }
+  }
+  const int run = G > 1 ? g * (G * VT + 1) : 0;  // (a lane alone needs no shared memory)
+  cta_sort<warp_size, VT, K, V>::sort_group(k, v, storage.keys + run, storage.values + run, rank, G, length, comp);
+  MGPU_UNROLL
+  for (int i = 0; i < VT; ++i) {
+    if (VT * rank + i < length) {
+      keys[begin + VT * rank + i] = k[i];
+      if constexpr (has_values_v<V>) values[begin + VT * rank + i] = v[i];
+    }
+  }
+}
+
+// How sort_segment_batches cuts segments by heads into batches: segments
+// [h(s - 1), h(s)) numbered s = 0 .. num_heads (h(-1) = 0, h(num_heads) = count), batches of
+// `size` consecutive ones, per_warp a warp of a CTA of NT threads: the most, a power of two up to
+// 32, whose average keys fit in a warp's 32 * VT, so that segments of 8 go 32 to a warp, of 96
+// four, and a pass of groups of lanes (32 / G segments) is not left half empty by the warp's last
+// (on an H200, 2^26 keys in segments of 64 took 0.62 ms six to a warp, the last pass's groups half
+// idle; segments of 96, four to a warp, 0.35 ms).
+struct segment_batching {
+  int per_warp, size;
+  std::int64_t batches;
+  template <int NT, int VT>
+  static segment_batching of(std::int64_t count, std::int64_t num_heads) {
+    const std::int64_t average = count / (num_heads + 1);
+    int per_warp = 1;
+    while (per_warp < warp_size && 2 * per_warp * average <= warp_size * VT) per_warp *= 2;
+    const int size = NT / warp_size * per_warp;
+    return segment_batching{per_warp, size, div_up(num_heads + 1, std::int64_t(size))};
+  }
+};
+
+// Batch `batch`'s segments: [first, last), and their boundaries in bounds[0, last - first], read
+// from the heads once, kept inside [0, count] (unsorted heads, undefined in unchecked mode, must
+// still leave every access inside the arrays). Returns, after a barrier, whether one of them is
+// longer than Max keys (every thread of the CTA calls).
+template <int NT, int Max, typename HeadIt>
+MGPU_DEVICE bool load_batch(int tid, std::int64_t batch, int size, HeadIt heads, std::int64_t num_heads,
+                            std::int64_t count, std::int64_t* bounds, std::int64_t& first, std::int64_t& last) {
+  first = batch * size;
+  last = first + size < num_heads + 1 ? first + size : num_heads + 1;
+  for (int i = tid; i <= int(last - first); i += NT) {
+    const std::int64_t s = first + i;
+    const std::int64_t h = s <= 0 ? 0 : s > num_heads ? count : std::int64_t(heads[s - 1]);
+    bounds[i] = h < 0 ? 0 : h > count ? count : h;
+  }
+  __syncthreads();
+  return __syncthreads_or(tid < last - first && bounds[tid + 1] - bounds[tid] > Max);
+}
+
+// A warp's segments of a batch of n (bounds[0, n]), per_warp from the warp's first, in passes: each
+// pass by groups of G lanes, G the least power of two for which the next 32 / G segments all fit in
+// G * VT keys (sort_segment_group). Every lane of the warp calls; no segment is longer than 32 * VT.
+template <int VT, typename K, typename ValuesIn, typename V, typename Comp>
+MGPU_DEVICE void sort_warp_segments(int tid, const std::int64_t* bounds, int n, int per_warp, K* keys,
+                                    ValuesIn values_in, V* values, group_sort_storage<VT, K, V>& storage, Comp comp) {
+  const int lane = tid % warp_size, warp = tid / warp_size;
+  const int w0 = warp * per_warp < n ? warp * per_warp : n, w1 = w0 + per_warp < n ? w0 + per_warp : n;
+  for (int i = w0; i < w1;) {
+    const int j = i + lane;
+    const std::int64_t length = j < w1 ? bounds[j + 1] - bounds[j] : 0;
+    int G = 1;
+    while (G < warp_size && !__all_sync(0xffffffffu, lane >= warp_size / G || length <= G * VT)) G *= 2;
+    sort_segment_group<VT>(lane, G, bounds, i, w1, keys, values_in, values, storage, comp);
+    i += warp_size / G;
+  }
+}
+
+// The next piece of a batch [first, last) with a segment too long for its warp, from
+// segment s: [r0, r1), as many consecutive segments as fit in NV keys, and the heads it may hold;
+// e, the segment after it. A segment longer than NV is, with several tiles (`tiled`), its tiles'
+// parts' (an empty piece), else cut to NV (unsorted heads, undefined in unchecked mode).
+struct batch_piece {
+  std::int64_t r0, r1, e;
+  head_range range;
+};
+template <int NV>
+MGPU_DEVICE batch_piece next_batch_piece(const std::int64_t* bounds, std::int64_t s, std::int64_t first,
+                                         std::int64_t last, std::int64_t num_heads, bool tiled) {
+  const std::int64_t r0 = bounds[s - first];
+  std::int64_t e = s + 1, r1 = r0;
+  if (!tiled || bounds[e - first] - r0 <= NV) {
+    for (; e < last && bounds[e + 1 - first] - r0 <= NV;) ++e;
+    r1 = bounds[e - first];
+  }
+  return batch_piece{r0, r1, e, head_range{s > 0 ? s - 1 : 0, e < num_heads ? e : num_heads}};  // h(s - 1) = r0 ..
+}
+// Tile `tile`'s part of its first (which = 0) or last (1) end segment, one longer than a tile.
+template <int NV>
+MGPU_DEVICE batch_piece tile_part(const tile_segments& ends, int which, int tile, std::int64_t count) {
+  const segment_span seg = which == 0 ? ends.first : ends.last;
+  const std::int64_t t0 = std::int64_t(tile) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+  return batch_piece{seg.begin > t0 ? seg.begin : t0, seg.end < t1 ? seg.end : t1, 0, head_range{}};
+}
+
+// Segments by heads that average at most warp_segment_max keys, in one tile or at most NT tiles:
+// CTAs of NT / 32 warps take NT / 32 consecutive segments, a warp each. A warp sorts a segment of at
+// most 32 keys in registers (warp_sort), one of at most warp_segment_max keys by a merge sort of its
+// own (sort_segment_group of the whole warp, warp_merge_vt keys a lane: up to five merge rounds in
+// the warp's shared memory), and writes it back in place; a CTA with a longer segment among its own
+// sorts their whole range with `sort_range`, in pieces of at most NV keys that begin and end on
+// segment boundaries. Shared memory is touched only where a segment is longer than 32 keys. With
+// several tiles (`ends` not null) CTA t also finds tile t's end segments, for the merge levels
+// (ends[t]; CTA 0 zeroes the levels' two counters, level_counters[0, 2)), and sorts tile t's parts
+// of the segments longer than a tile (`sort_range` on a part, before its segments), which the warps
+// leave alone: no launch before this one and no decision across the grid, where finding the ends
+// first took a launch whose host cost (about 3.4 us on the H100's host) showed in calls of 10^4
+// keys. Returns false, launching nothing, where the grid for several tiles would take more than
+// three waves of CTAs: on an H100 (2 CTAs an SM: the blocksort's code takes about 120 registers)
+// 10^5 int keys in segments of 16 (2.96 waves) sorted 1.08x faster than by the blocksort, in
+// segments of 8 (5.9 waves) 1.21x slower (bench/results/2026-11-27_h100_segsort_warp_tiles_ab.txt).
+// (Up to 10^6 keys, these inputs are latency-bound: batches of several segments a warp, by groups
+// of lanes, were 0.74x-0.87x as fast at 10^3-10^5 keys in segments of 32 to 256:
+// bench/results/2026-12-03_h200_segsort_groups_of_lanes.txt.)
 template <typename P, int NV, typename K, typename ValuesIn, typename V, typename HeadIt, typename SortRange,
           typename Comp>
 bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
                          head_index<HeadIt> index, tile_segments* ends, unsigned* level_counters, int tiles,
                          SortRange sort_range, Comp comp, context& ctx) {
   constexpr int warps = P::nt / warp_size;
-  using warp_merge = cta_sort<warp_size, warp_merge_vt<K, V>(), K, V>;
+  constexpr int longest = warp_segment_max<K, V>() < NV ? warp_segment_max<K, V>() : NV;
   const HeadIt heads = segments.heads;
   const std::int64_t num_heads = segments.num_heads;
   const std::int64_t groups = num_heads / warps + 1;  // of `warps` segments: num_heads + 1 of them
@@ -484,14 +638,7 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
       parts =
           int(e.first.end - e.first.begin > NV) + int(e.last.begin != e.first.begin && e.last.end - e.last.begin > NV);
     }
-    // Where segment s starts: h(s - 1), kept inside [0, count] (unsorted heads, undefined in
-    // unchecked mode, must still leave every access inside the arrays).
-    auto start = [&](std::int64_t s) {
-      std::int64_t h = s <= 0 ? 0 : s > num_heads ? count : std::int64_t(heads[s - 1]);
-      return h < 0 ? 0 : h > count ? count : h;
-    };
-    // The group's segment boundaries, start(first + i) for i = 0 .. warps, for the pieces below:
-    // read from shared memory, not as a chain of dependent loads of the heads.
+    // The group's segment boundaries: read from shared memory, not as chains of dependent loads.
     __shared__ std::int64_t bounds[warps + 1];
     // Step k < parts sorts the tile's k-th part of a long segment; the steps after it, the CTA's
     // groups. (sort_range is called from one place only: with a second inlined copy of the
@@ -500,85 +647,47 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
       const bool part = k < parts;
       const std::int64_t group = cta + std::int64_t(k - parts) * gridDim.x;
       if (!part && group >= groups) break;
-      std::int64_t first = 0, last = 0, begin = 0;
-      int length = 0;
-      if (!part) {
-        first = group * warps;
-        last = first + warps < num_heads + 1 ? first + warps : num_heads + 1;
-        const std::int64_t segment = first + tid / warp_size;
-        begin = start(segment);
-        const std::int64_t end = segment < last ? start(segment + 1) : begin;
-        // (Capped one past the longest a warp sorts: longer ones are the CTA's.)
-        constexpr int cap = short_segment_max<K, V>() + 1;
-        length = end > begin ? (end - begin < cap ? int(end - begin) : cap) : 0;
-        // (Past `last`, start() gives start(last): `last` is then num_heads + 1, and both are count.)
-        if (tid % warp_size == 0) bounds[tid / warp_size] = begin;
-        if (tid == P::nt - 1) bounds[warps] = end;
-      }
-      if (part || __syncthreads_or(length > short_segment_max<K, V>())) {
-        // The blocksort's code, on the tile's part of a long segment, or on pieces of consecutive
-        // segments, each as long as fits in NV keys (every thread computes the same ones). A
-        // segment longer than NV is the tiles' parts' (with unsorted heads, undefined in unchecked
-        // mode, a piece is cut to NV).
+      std::int64_t first = 0, last = 0;
+      if (part || load_batch<P::nt, longest>(tid, group, warps, heads, num_heads, count, bounds, first, last)) {
+        // The blocksort's code, on the tile's part of a long segment, or on the group in pieces
+        // (every thread computes the same ones).
         for (std::int64_t s = first, e = last; part || s < last; s = e) {
-          std::int64_t r0, r1;
-          head_range range{};
+          batch_piece piece{};
           int which = -1;  // a part: 0 for the tile's first segment, 1 for its last
           if (part) {
             const tile_segments te = tile_ends;
             which = k == 0 && te.first.end - te.first.begin > NV ? 0 : 1;
-            const segment_span seg = which == 0 ? te.first : te.last;
-            const std::int64_t t0 = std::int64_t(cta) * NV, t1 = t0 + NV < count ? t0 + NV : count;
-            r0 = seg.begin > t0 ? seg.begin : t0;
-            r1 = seg.end < t1 ? seg.end : t1;
+            piece = tile_part<NV>(te, which, cta, count);
           } else {
-            r0 = bounds[s - first];
-            e = s + 1;
-            if (ends && bounds[e - first] - r0 > NV) {
-              r1 = r0;  // longer than a tile: sorted by its tiles' parts
-            } else {
-              for (; e < last && bounds[e + 1 - first] - r0 <= NV;) ++e;
-              r1 = bounds[e - first];
-            }
-            range = head_range{s > 0 ? s - 1 : 0, e < num_heads ? e : num_heads};  // h(s - 1) = r0 .. h(e - 1) = r1
+            piece = next_batch_piece<NV>(bounds, s, first, last, num_heads, ends != nullptr);
+            e = piece.e;
           }
-          if (r1 > r0) sort_range(tid, cta, r0, int(r1 - r0 < NV ? r1 - r0 : NV), !part, range, which);
+          if (piece.r1 > piece.r0)
+            sort_range(tid, cta, piece.r0, int(piece.r1 - piece.r0 < NV ? piece.r1 - piece.r0 : NV), !part, piece.range,
+                       which);
           if (part) break;
         }
-      } else if (length > warp_size) {  // (the same for the whole warp)
-        if constexpr (warp_merge_vt<K, V>() > 1) {
-          // The warp's own merge sort: wvt keys a lane in thread order, its runs in its own
-          // shared memory; every load before the first store, so the writes in place are safe.
-          constexpr int wvt = warp_merge_vt<K, V>();
-          __shared__ typename warp_merge::storage_t warp_storage[warps];
-          const int lane = tid % warp_size;
-          array_t<K, wvt> k;
-          array_t<V, wvt> v;
-          MGPU_UNROLL
-          for (int i = 0; i < wvt; ++i) {
-            const std::int64_t at = begin + (wvt * lane + i < length ? wvt * lane + i : 0);
-            k[i] = group_keys[at];
-            if constexpr (has_values_v<V>) v[i] = group_values_in[at];
+      } else {
+        const int warp = tid / warp_size, lane = tid % warp_size;
+        const std::int64_t begin = bounds[warp < last - first ? warp : 0];
+        const int length = warp < last - first ? int(bounds[warp + 1] - begin) : 0;
+        if (length > warp_size) {  // (the same for the whole warp)
+          if constexpr (warp_merge_vt<K, V>() > 1) {
+            constexpr int wvt = warp_merge_vt<K, V>();
+            __shared__ group_sort_storage<wvt, K, V> warp_storage[warps];
+            sort_segment_group<wvt>(lane, warp_size, bounds, warp, int(last - first), group_keys, group_values_in,
+                                    group_values, warp_storage[warp], group_comp);
           }
-          warp_merge::sort(k, v, warp_storage[tid / warp_size], lane, length, group_comp);
-          MGPU_UNROLL
-          for (int i = 0; i < wvt; ++i) {
-            if (wvt * lane + i < length) {
-              group_keys[begin + wvt * lane + i] = k[i];
-              if constexpr (has_values_v<V>) group_values[begin + wvt * lane + i] = v[i];
-            }
+        } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
+          warp_sorted<K> sorted = warp_sort(group_keys[begin + (lane < length ? lane : 0)], length, group_comp);
+          if constexpr (has_values_v<V>) {
+            // The values are fetched by source position, which the warp's writes would overwrite.
+            V value = group_values_in[begin + (lane < length ? sorted.source : 0)];
+            __syncwarp();
+            if (lane < length) group_values[begin + lane] = value;
           }
+          if (lane < length) group_keys[begin + lane] = sorted.key;
         }
-      } else if (length > 0) {  // (the same for the whole warp; a segment of one still gets its value)
-        const int lane = tid % warp_size;
-        warp_sorted<K> sorted = warp_sort(group_keys[begin + (lane < length ? lane : 0)], length, group_comp);
-        if constexpr (has_values_v<V>) {
-          // The values are fetched by source position, which the warp's writes would overwrite.
-          V value = group_values_in[begin + (lane < length ? sorted.source : 0)];
-          __syncwarp();
-          if (lane < length) group_values[begin + lane] = value;
-        }
-        if (lane < length) group_keys[begin + lane] = sorted.key;
       }
       __syncthreads();
     }
@@ -591,6 +700,86 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
   constexpr std::int64_t max_grid = std::numeric_limits<int>::max();
   cta_launch<P>(sort_group, int(grid < max_grid ? grid : max_grid), ctx);
   return true;
+}
+
+// Segments by heads that average at most group_segment_max keys, in more than NT tiles whose ends
+// are known (ends[t], from find_all_tile_segments, which zeroed the counters): two launches, so
+// that the groups of lanes run in a kernel of their own, without the blocksort's registers (on an
+// H200, 2^26 keys in segments of 96 sorted in 0.28 ms by groups alone, 1.28 ms with the blocksort's
+// code beside them). The first, a CTA a batch (segment_batching), sorts each batch by groups of
+// lanes (sort_warp_segments) and, for tile t, records the highest merge level its ends need
+// (counters[0]); it defers to the second the batches with a longer segment and the tiles' parts of
+// segments longer than a tile, listing them in deferred[0, counters[3]). The second, one wave of
+// CTAs, runs `sort_range` on those: the batches in pieces of at most NV keys, as
+// sort_short_segments does.
+template <typename P, int NV, typename K, typename ValuesIn, typename V, typename HeadIt, typename SortRange,
+          typename Comp>
+void sort_segment_batches(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
+                          const tile_segments* ends, unsigned* counters, int tiles, SortRange sort_range, Comp comp,
+                          context& ctx) {
+  constexpr int warps = P::nt / warp_size, VT = group_sort_vt<K, V>();
+  constexpr int longest = group_segment_max<K, V>() < NV ? group_segment_max<K, V>() : NV;
+  const HeadIt heads = segments.heads;
+  const std::int64_t num_heads = segments.num_heads;
+  const segment_batching batching = segment_batching::of<P::nt, VT>(count, num_heads);
+  // Deferred work: a batch's index, or ~(2 t + which) for tile t's first (0) or last (1) segment.
+  buffer<std::int64_t> deferred(batching.batches + 2 * std::int64_t(tiles), ctx);
+  std::int64_t* deferred_p = deferred.data();
+  unsigned* deferred_count = counters + 3;
+  auto sort_batch = [=] MGPU_LAMBDA(int tid, int cta) {
+    if (cta < tiles && tid == 0) {
+      const tile_segments e = ends[cta];
+      const std::int64_t t0 = std::int64_t(cta) * NV, t1 = t0 + NV < count ? t0 + NV : count;
+      const unsigned top = top_level_from(e, t0, t1, NV);
+      if (top) atomicMax(counters, top);
+      if (e.first.end - e.first.begin > NV) deferred_p[atomicAdd(deferred_count, 1u)] = ~(2 * std::int64_t(cta));
+      if (e.last.begin != e.first.begin && e.last.end - e.last.begin > NV)
+        deferred_p[atomicAdd(deferred_count, 1u)] = ~(2 * std::int64_t(cta) + 1);
+    }
+    if (cta >= batching.batches) return;
+    __shared__ std::int64_t bounds[P::nt + 1];
+    __shared__ group_sort_storage<VT, K, V> group_storage[warps];
+    std::int64_t first, last;
+    if (load_batch<P::nt, longest>(tid, cta, batching.size, heads, num_heads, count, bounds, first, last)) {
+      if (tid == 0) deferred_p[atomicAdd(deferred_count, 1u)] = cta;
+      return;
+    }
+    sort_warp_segments<VT>(tid, bounds, int(last - first), batching.per_warp, keys, values_in, values,
+                           group_storage[tid / warp_size], comp);
+  };
+  cta_launch<launch_params<P::nt, 1>>(sort_batch, int(batching.batches > tiles ? batching.batches : tiles), ctx);
+  auto sort_deferred = [=] MGPU_LAMBDA(int tid, int cta) {
+    __shared__ std::int64_t bounds[P::nt + 1];
+    const unsigned items = *deferred_count;
+    for (unsigned item = cta; item < items; item += gridDim.x) {
+      const std::int64_t work = deferred_p[item];
+      const bool part = work < 0;
+      std::int64_t first = 0, last = 0;
+      int tile = 0, which = -1;
+      if (part) {
+        tile = int(~work / 2);
+        which = int(~work % 2);
+      } else {
+        load_batch<P::nt, longest>(tid, work, batching.size, heads, num_heads, count, bounds, first, last);
+      }
+      for (std::int64_t s = first, e = last; part || s < last; s = e) {
+        batch_piece piece{};
+        if (part) {
+          piece = tile_part<NV>(ends[tile], which, tile, count);
+        } else {
+          piece = next_batch_piece<NV>(bounds, s, first, last, num_heads, true);
+          e = piece.e;
+        }
+        if (piece.r1 > piece.r0)
+          sort_range(tid, tile, piece.r0, int(piece.r1 - piece.r0 < NV ? piece.r1 - piece.r0 : NV), !part, piece.range,
+                     which);
+        if (part) break;
+      }
+      __syncthreads();
+    }
+  };
+  cta_launch<P>(sort_deferred, one_wave<P, decltype(sort_deferred)>(batching.batches + 2 * std::int64_t(tiles), ctx),
+                ctx);
 }
 
 // The merge levels of a segmented sort (section 2 of segmented_sort_impl) by CTAs of shape LP,
@@ -772,7 +961,7 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   // needs none of it: its blocksort does everything.
   const bool single = tiles == 1;
   const std::size_t ends_bytes = sizeof(tile_segments) * std::size_t(tiles);
-  const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 3);
+  const std::size_t counter_bytes = sizeof(unsigned) * (std::size_t(tiles) + 4);
   buffer<unsigned char> tile_state(single ? 0 : std::int64_t(ends_bytes + counter_bytes), ctx);
   tile_segments* ends_p = reinterpret_cast<tile_segments*>(tile_state.data());
   unsigned* stored_p = reinterpret_cast<unsigned*>(tile_state.data() + ends_bytes);
@@ -955,20 +1144,33 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
           int(c.end - c.begin), comp, s.crossing);
     }
   };
-  // Segments by heads that average at most short_segment_max keys, in one tile or in at most NT
-  // tiles (so that every CTA of the level kernel can read all the tiles' ends): a warp a segment,
-  // the blocksort's code for longer ones (sort_short_segments; no register cap: under the blocksort's,
-  // the blocksort's code spilled in this kernel). Past NT tiles the blocksort's own CTAs are many;
-  // past three waves of NT / 32 segments a CTA, the warps' CTAs are too many.
-  bool sorted = false;
-  if constexpr (is_segment_heads_v<Segments>)
-    if (segments.num_heads >= count / short_segment_max<K, V>() && tiles <= NT)
-      sorted = sort_short_segments<launch_params<NT, VT>, NV, K>(
-          keys, values_in, values, count, segments, index, single ? nullptr : ends_p, next_item_p, tiles,
-          [=] MGPU_LAMBDA(int tid, int cta, std::int64_t t0, int valid, bool whole, head_range range, int part) {
-            blocksort_range(tid, cta, t0, valid, whole, range, part, false);
-          },
+  // Segments by heads that average at most warp_segment_max keys, in at most NT tiles (every CTA of
+  // the level kernel then reads all the tiles' ends for the highest level): a warp a segment, the
+  // blocksort's code for longer ones (sort_short_segments; no register cap: under the blocksort's,
+  // the blocksort's code spilled in this kernel); past three waves of its CTAs, the blocksort.
+  // Past group_min_tiles * NT tiles, segments that average more than group_min_average
+  // keys and at most group_segment_max: groups of lanes, in a kernel of their own, after the tiles'
+  // ends (sort_segment_batches). (On an H200 that path sorted 2^26 keys 1.04x-2.22x as fast as the
+  // blocksort, every profile of the benchmark; at 10^6 keys lengths of 32 to 256 1.02x-1.27x, but
+  // random lengths up to 128 and pairs 0.90x-0.94x; sizes between are not compared:
+  // bench/results/2026-12-03_h200_segsort_groups_of_lanes.txt.)
+  bool sorted = false, top_from_ends = false;
+  if constexpr (is_segment_heads_v<Segments>) {
+    const std::int64_t num_segments = segments.num_heads + 1;
+    auto sort_range = [=] MGPU_LAMBDA(int tid, int cta, std::int64_t t0, int valid, bool whole, head_range range,
+                                      int part) { blocksort_range(tid, cta, t0, valid, whole, range, part, false); };
+    if (tiles <= NT && num_segments > count / warp_segment_max<K, V>()) {
+      sorted = top_from_ends = sort_short_segments<launch_params<NT, VT>, NV, K>(
+          keys, values_in, values, count, segments, index, single ? nullptr : ends_p, next_item_p, tiles, sort_range,
           comp, ctx);
+    } else if (tiles > group_min_tiles * NT && num_segments * group_min_average < count &&
+               num_segments > count / group_segment_max<K, V>()) {
+      find_all_tile_segments<NV, false>(index, tiles, count, ends_p, stored_p, top_level_p, ctx);
+      sort_segment_batches<launch_params<NT, VT>, NV, K>(keys, values_in, values, count, segments, ends_p, top_level_p,
+                                                         tiles, sort_range, comp, ctx);
+      sorted = true;
+    }
+  }
   if (!sorted) {
     if (!single) {
       // A warp a tile where the tiles are few (as run_searches gives a search lanes), else a thread.
@@ -1000,7 +1202,6 @@ void segmented_sort_impl(const char* fn, K* keys, ValuesIn values_in, V* values,
   if (levels == 0) return;
 
   // ---- 2. merge levels, for long segments ----
-  const bool top_from_ends = sorted;
   if constexpr (!std::is_same<LargeLP, P>::value) {
     if (count > segmented_sort_large_threshold) {
       merge_levels<LargeLP, NV>(keys, values, keys_alt, values_alt, count, tiles, levels, ends_p, top_level_p,

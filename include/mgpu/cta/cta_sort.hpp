@@ -5,8 +5,8 @@
 // of merges in shared memory double the sorted runs (VT, 2 VT, ..., NV), each thread merging VT
 // outputs of its pair of runs found by Merge Path; a partial tile stops once one run holds all of
 // it. The first stage of mergesort. With NT = 32 it synchronizes as a warp (__syncwarp), so each
-// warp of a larger CTA can sort on its own, with storage of its own (segmented_sort does, a
-// segment a warp).
+// warp of a larger CTA sorts on its own, with storage of its own, or, by sort_group, each group of
+// 1 to 32 consecutive lanes (segmented_sort sorts short segments so, a group a segment).
 //
 // cta_segmented_sort: the same rounds for a tile cut into segments, each sorted on its own (the
 // first stage of segmented_sort). In a round, the only elements that move are those of the one
@@ -50,30 +50,44 @@ struct cta_sort {
   template <typename Comp>
   MGPU_DEVICE static void sort(array_t<K, VT>& keys, array_t<V, VT>& values, storage_t& storage, int tid, int count,
                                Comp comp) {
+    sort_group(keys, values, storage.keys, storage.values, tid, NT, count, comp);
+  }
+
+  // With NT = 32: the same sort by groups of `lanes` consecutive lanes of a warp (a power of two up
+  // to 32, the same for the whole warp, which calls as a whole), each group its own tile of at most
+  // lanes * VT elements (its own `count`; tid, the lane's index in its group), with its own shared
+  // memory: lanes * VT + 1 keys at run_keys, values at run_values (which may alias run_keys). The
+  // rounds end once every group's tile is one run. With NT > 32, lanes = NT: sort().
+  template <typename Comp>
+  MGPU_DEVICE static void sort_group(array_t<K, VT>& keys, array_t<V, VT>& values, K* run_keys, V* run_values, int tid,
+                                     int lanes, int count, Comp comp) {
     int mine = VT * tid < count ? (count - VT * tid < VT ? count - VT * tid : VT) : 0;
     thread_sort(keys, values, comp, mine);
     MGPU_UNROLL
-    for (int coop = 2; coop <= NT; coop *= 2) {
-      if (VT * (coop / 2) >= count) break;  // one run already holds the whole (short) tile
+    for (int coop = 2; coop <= lanes; coop *= 2) {
+      // One run already holds the whole (short) tile; groups of a warp stop together, their
+      // barriers being the warp's.
+      const bool done = VT * (coop / 2) >= count;
+      if (NT <= warp_size && lanes < warp_size ? __all_sync(0xffffffffu, done) : done) break;
       MGPU_UNROLL
-      for (int i = 0; i < VT; ++i) storage.keys[VT * tid + i] = keys[i];
+      for (int i = 0; i < VT; ++i) run_keys[VT * tid + i] = keys[i];
       sync();
       // This thread's group of `coop` threads merges two runs of coop / 2 * VT keys.
       int first = tid & ~(coop - 1);
       int a_begin = min_of(VT * first, count), a_end = min_of(VT * (first + coop / 2), count);
       int b_end = min_of(VT * (first + coop), count);
       int diag = min_of(VT * (tid - first), b_end - a_begin);
-      int mp = merge_path(storage.keys + a_begin, a_end - a_begin, storage.keys + a_end, b_end - a_end, diag, comp);
+      int mp = merge_path(run_keys + a_begin, a_end - a_begin, run_keys + a_end, b_end - a_end, diag, comp);
       merge_range range{a_begin + mp, a_end, a_end + diag - mp, b_end};
-      merge_pair<K, VT> merged = serial_merge<VT>(storage.keys, range, comp);
+      merge_pair<K, VT> merged = serial_merge<VT>(run_keys, range, comp);
       sync();
       keys = merged.keys;
       if constexpr (has_values_v<V>) {
         MGPU_UNROLL
-        for (int i = 0; i < VT; ++i) storage.values[VT * tid + i] = values[i];
+        for (int i = 0; i < VT; ++i) run_values[VT * tid + i] = values[i];
         sync();
         MGPU_UNROLL
-        for (int i = 0; i < VT; ++i) values[i] = storage.values[merged.indices[i]];
+        for (int i = 0; i < VT; ++i) values[i] = run_values[merged.indices[i]];
         sync();
       }
     }
@@ -82,7 +96,7 @@ struct cta_sort {
  private:
   MGPU_DEVICE static int min_of(int a, int b) { return a < b ? a : b; }
   MGPU_DEVICE static void sync() {
-    if constexpr (NT == warp_size)
+    if constexpr (NT <= warp_size)
       __syncwarp();
     else
       __syncthreads();
