@@ -706,11 +706,12 @@ bool sort_short_segments(K* keys, ValuesIn values_in, V* values, std::int64_t co
 // are known (ends[t], from find_all_tile_segments, which zeroed the counters): two launches, so
 // that the groups of lanes run in a kernel of their own, without the blocksort's registers (on an
 // H200, 2^26 keys in segments of 96: 0.35 ms so, 1.28 ms where the groups shared a kernel of 127
-// registers with the blocksort's code, that form with a copy of the pass per group size). The first, a CTA a batch
-// (segment_batching), sorts each batch by groups of lanes (sort_warp_segments) and, for tile t, records the highest
-// merge level its ends need (counters[0]); it defers to the second the batches with a longer segment and the tiles'
-// parts of segments longer than a tile, listing them in deferred[0, counters[3]). The second, one wave of CTAs, runs
-// `sort_range` on those: the batches in pieces of at most NV keys, as sort_short_segments does.
+// registers with the blocksort's code, that form with a copy of the pass per group size). The
+// first, a CTA a batch (segment_batching), sorts each batch by groups of lanes (sort_warp_segments)
+// and, for tile t, records the highest merge level its ends need (counters[0]); it defers to the
+// second the batches with a longer segment and the tiles' parts of segments longer than a tile,
+// listing them in deferred[0, counters[3]). The second, one wave of CTAs, runs `sort_range` on
+// those: the batches in pieces of at most NV keys, as sort_short_segments does.
 template <typename P, int NV, typename K, typename ValuesIn, typename V, typename HeadIt, typename SortRange,
           typename Comp>
 void sort_segment_batches(K* keys, ValuesIn values_in, V* values, std::int64_t count, segment_heads<HeadIt> segments,
